@@ -21,8 +21,7 @@ MOCK_API cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
     cubind_mock_begin("cublasCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -42,8 +41,7 @@ MOCK_API cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&version, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -54,8 +52,7 @@ MOCK_API cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcublas reports it (property) */
@@ -96,8 +93,7 @@ MOCK_API cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -109,8 +105,7 @@ MOCK_API cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPoi
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasPointerMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -131,8 +126,7 @@ MOCK_API cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomic
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasAtomicsMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -153,8 +147,7 @@ MOCK_API cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *m
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasMath_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -175,8 +168,7 @@ MOCK_API cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCou
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&smCountTarget, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (smCountTarget != NULL)
-            memset(smCountTarget, 0, sizeof *smCountTarget);
+        cubind_mock_zero(smCountTarget, sizeof *smCountTarget);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -351,8 +343,7 @@ MOCK_API cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)
     cubind_mock_begin("cublasGetLoggerCallback", __builtin_return_address(0));
     cubind_mock_arg(&userCallback, sizeof(cublasLogCallback *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (userCallback != NULL)
-            memset(userCallback, 0, sizeof *userCallback);
+        cubind_mock_zero(userCallback, sizeof *userCallback);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -638,8 +629,7 @@ MOCK_API cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -667,8 +657,7 @@ MOCK_API cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -696,8 +685,7 @@ MOCK_API cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -725,8 +713,7 @@ MOCK_API cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -830,8 +817,7 @@ MOCK_API cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float 
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -863,8 +849,7 @@ MOCK_API cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -896,8 +881,7 @@ MOCK_API cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -929,8 +913,7 @@ MOCK_API cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -962,8 +945,7 @@ MOCK_API cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -995,8 +977,7 @@ MOCK_API cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1057,8 +1038,7 @@ MOCK_API cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1086,8 +1066,7 @@ MOCK_API cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1115,8 +1094,7 @@ MOCK_API cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1144,8 +1122,7 @@ MOCK_API cublasStatus_t cublasCsscal_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1173,8 +1150,7 @@ MOCK_API cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1202,8 +1178,7 @@ MOCK_API cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1270,8 +1245,7 @@ MOCK_API cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1303,8 +1277,7 @@ MOCK_API cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1336,8 +1309,7 @@ MOCK_API cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1369,8 +1341,7 @@ MOCK_API cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1432,8 +1403,7 @@ MOCK_API cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1463,8 +1433,7 @@ MOCK_API cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1494,8 +1463,7 @@ MOCK_API cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1525,8 +1493,7 @@ MOCK_API cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1556,10 +1523,8 @@ MOCK_API cublasStatus_t cublasSswap_v2(cublasHandle_t handle, int n, float *x, i
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1589,10 +1554,8 @@ MOCK_API cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, 
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1622,10 +1585,8 @@ MOCK_API cublasStatus_t cublasCswap_v2(cublasHandle_t handle, int n, cuComplex *
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1655,10 +1616,8 @@ MOCK_API cublasStatus_t cublasZswap_v2(cublasHandle_t handle, int n, cuDoubleCom
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1718,8 +1677,7 @@ MOCK_API cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1747,8 +1705,7 @@ MOCK_API cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1776,8 +1733,7 @@ MOCK_API cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1805,8 +1761,7 @@ MOCK_API cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1835,8 +1790,7 @@ MOCK_API cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1865,8 +1819,7 @@ MOCK_API cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1894,8 +1847,7 @@ MOCK_API cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1923,8 +1875,7 @@ MOCK_API cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1952,8 +1903,7 @@ MOCK_API cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1982,8 +1932,7 @@ MOCK_API cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2043,8 +1992,7 @@ MOCK_API cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2072,8 +2020,7 @@ MOCK_API cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2101,8 +2048,7 @@ MOCK_API cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2130,8 +2076,7 @@ MOCK_API cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2162,10 +2107,8 @@ MOCK_API cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, in
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2199,10 +2142,8 @@ MOCK_API cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, i
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2236,10 +2177,8 @@ MOCK_API cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2273,10 +2212,8 @@ MOCK_API cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2310,10 +2247,8 @@ MOCK_API cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComp
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2347,10 +2282,8 @@ MOCK_API cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleCom
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2420,14 +2353,10 @@ MOCK_API cublasStatus_t cublasSrotg_v2(cublasHandle_t handle, float *a, float *b
     cubind_mock_arg(&c, sizeof(float *));
     cubind_mock_arg(&s, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (a != NULL)
-            memset(a, 0, sizeof *a);
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (s != NULL)
-            memset(s, 0, sizeof *s);
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2442,14 +2371,10 @@ MOCK_API cublasStatus_t cublasDrotg_v2(cublasHandle_t handle, double *a, double 
     cubind_mock_arg(&c, sizeof(double *));
     cubind_mock_arg(&s, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (a != NULL)
-            memset(a, 0, sizeof *a);
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (s != NULL)
-            memset(s, 0, sizeof *s);
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2464,14 +2389,10 @@ MOCK_API cublasStatus_t cublasCrotg_v2(cublasHandle_t handle, cuComplex *a, cuCo
     cubind_mock_arg(&c, sizeof(float *));
     cubind_mock_arg(&s, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (a != NULL)
-            memset(a, 0, sizeof *a);
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (s != NULL)
-            memset(s, 0, sizeof *s);
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2486,14 +2407,10 @@ MOCK_API cublasStatus_t cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex *a
     cubind_mock_arg(&c, sizeof(double *));
     cubind_mock_arg(&s, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (a != NULL)
-            memset(a, 0, sizeof *a);
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (s != NULL)
-            memset(s, 0, sizeof *s);
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2525,10 +2442,8 @@ MOCK_API cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, i
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&param, sizeof(const float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2560,10 +2475,8 @@ MOCK_API cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, 
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&param, sizeof(const double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2631,14 +2544,10 @@ MOCK_API cublasStatus_t cublasSrotmg_v2(cublasHandle_t handle, float *d1, float 
     cubind_mock_arg(&y1, sizeof(const float *));
     cubind_mock_arg(&param, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d1 != NULL)
-            memset(d1, 0, sizeof *d1);
-        if (d2 != NULL)
-            memset(d2, 0, sizeof *d2);
-        if (x1 != NULL)
-            memset(x1, 0, sizeof *x1);
-        if (param != NULL)
-            memset(param, 0, sizeof *param);
+        cubind_mock_zero(d1, sizeof *d1);
+        cubind_mock_zero(d2, sizeof *d2);
+        cubind_mock_zero(x1, sizeof *x1);
+        cubind_mock_zero(param, sizeof *param);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2654,14 +2563,10 @@ MOCK_API cublasStatus_t cublasDrotmg_v2(cublasHandle_t handle, double *d1, doubl
     cubind_mock_arg(&y1, sizeof(const double *));
     cubind_mock_arg(&param, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d1 != NULL)
-            memset(d1, 0, sizeof *d1);
-        if (d2 != NULL)
-            memset(d2, 0, sizeof *d2);
-        if (x1 != NULL)
-            memset(x1, 0, sizeof *x1);
-        if (param != NULL)
-            memset(param, 0, sizeof *param);
+        cubind_mock_zero(d1, sizeof *d1);
+        cubind_mock_zero(d2, sizeof *d2);
+        cubind_mock_zero(x1, sizeof *x1);
+        cubind_mock_zero(param, sizeof *param);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2702,8 +2607,7 @@ MOCK_API cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2745,8 +2649,7 @@ MOCK_API cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2788,8 +2691,7 @@ MOCK_API cublasStatus_t cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2831,8 +2733,7 @@ MOCK_API cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2876,8 +2777,7 @@ MOCK_API cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2923,8 +2823,7 @@ MOCK_API cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2970,8 +2869,7 @@ MOCK_API cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3017,8 +2915,7 @@ MOCK_API cublasStatus_t cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3059,8 +2956,7 @@ MOCK_API cublasStatus_t cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3096,8 +2992,7 @@ MOCK_API cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3133,8 +3028,7 @@ MOCK_API cublasStatus_t cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3170,8 +3064,7 @@ MOCK_API cublasStatus_t cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3208,8 +3101,7 @@ MOCK_API cublasStatus_t cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3247,8 +3139,7 @@ MOCK_API cublasStatus_t cublasDtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3286,8 +3177,7 @@ MOCK_API cublasStatus_t cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3325,8 +3215,7 @@ MOCK_API cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3362,8 +3251,7 @@ MOCK_API cublasStatus_t cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3397,8 +3285,7 @@ MOCK_API cublasStatus_t cublasDtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3432,8 +3319,7 @@ MOCK_API cublasStatus_t cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3467,8 +3353,7 @@ MOCK_API cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3503,8 +3388,7 @@ MOCK_API cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3540,8 +3424,7 @@ MOCK_API cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3577,8 +3460,7 @@ MOCK_API cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3614,8 +3496,7 @@ MOCK_API cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3650,8 +3531,7 @@ MOCK_API cublasStatus_t cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3685,8 +3565,7 @@ MOCK_API cublasStatus_t cublasDtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3720,8 +3599,7 @@ MOCK_API cublasStatus_t cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3755,8 +3633,7 @@ MOCK_API cublasStatus_t cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3792,8 +3669,7 @@ MOCK_API cublasStatus_t cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3831,8 +3707,7 @@ MOCK_API cublasStatus_t cublasDtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3870,8 +3745,7 @@ MOCK_API cublasStatus_t cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3909,8 +3783,7 @@ MOCK_API cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3949,8 +3822,7 @@ MOCK_API cublasStatus_t cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3990,8 +3862,7 @@ MOCK_API cublasStatus_t cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4031,8 +3902,7 @@ MOCK_API cublasStatus_t cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4072,8 +3942,7 @@ MOCK_API cublasStatus_t cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4113,8 +3982,7 @@ MOCK_API cublasStatus_t cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4154,8 +4022,7 @@ MOCK_API cublasStatus_t cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4196,8 +4063,7 @@ MOCK_API cublasStatus_t cublasSsbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4239,8 +4105,7 @@ MOCK_API cublasStatus_t cublasDsbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4282,8 +4147,7 @@ MOCK_API cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4325,8 +4189,7 @@ MOCK_API cublasStatus_t cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4366,8 +4229,7 @@ MOCK_API cublasStatus_t cublasSspmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4405,8 +4267,7 @@ MOCK_API cublasStatus_t cublasDspmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4444,8 +4305,7 @@ MOCK_API cublasStatus_t cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4483,8 +4343,7 @@ MOCK_API cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4522,8 +4381,7 @@ MOCK_API cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4561,8 +4419,7 @@ MOCK_API cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4600,8 +4457,7 @@ MOCK_API cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4639,8 +4495,7 @@ MOCK_API cublasStatus_t cublasCgerc_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4678,8 +4533,7 @@ MOCK_API cublasStatus_t cublasZgeru_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4717,8 +4571,7 @@ MOCK_API cublasStatus_t cublasZgerc_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4754,8 +4607,7 @@ MOCK_API cublasStatus_t cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4789,8 +4641,7 @@ MOCK_API cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4824,8 +4675,7 @@ MOCK_API cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4859,8 +4709,7 @@ MOCK_API cublasStatus_t cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4894,8 +4743,7 @@ MOCK_API cublasStatus_t cublasCher_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4929,8 +4777,7 @@ MOCK_API cublasStatus_t cublasZher_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4963,8 +4810,7 @@ MOCK_API cublasStatus_t cublasSspr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4996,8 +4842,7 @@ MOCK_API cublasStatus_t cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5029,8 +4874,7 @@ MOCK_API cublasStatus_t cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5062,8 +4906,7 @@ MOCK_API cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5098,8 +4941,7 @@ MOCK_API cublasStatus_t cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5137,8 +4979,7 @@ MOCK_API cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5176,8 +5017,7 @@ MOCK_API cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5215,8 +5055,7 @@ MOCK_API cublasStatus_t cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5254,8 +5093,7 @@ MOCK_API cublasStatus_t cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5293,8 +5131,7 @@ MOCK_API cublasStatus_t cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5331,8 +5168,7 @@ MOCK_API cublasStatus_t cublasSspr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5368,8 +5204,7 @@ MOCK_API cublasStatus_t cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5405,8 +5240,7 @@ MOCK_API cublasStatus_t cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5442,8 +5276,7 @@ MOCK_API cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5650,8 +5483,7 @@ MOCK_API cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5701,8 +5533,7 @@ MOCK_API cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5752,8 +5583,7 @@ MOCK_API cublasStatus_t cublasCgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5803,8 +5633,7 @@ MOCK_API cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5852,8 +5681,7 @@ MOCK_API cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5899,8 +5727,7 @@ MOCK_API cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5946,8 +5773,7 @@ MOCK_API cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5993,8 +5819,7 @@ MOCK_API cublasStatus_t cublasCgemm3m(cublasHandle_t handle, cublasOperation_t t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6089,8 +5914,7 @@ MOCK_API cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6136,8 +5960,7 @@ MOCK_API cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6331,8 +6154,7 @@ MOCK_API cublasStatus_t cublasSsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6372,8 +6194,7 @@ MOCK_API cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6413,8 +6234,7 @@ MOCK_API cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6454,8 +6274,7 @@ MOCK_API cublasStatus_t cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6577,8 +6396,7 @@ MOCK_API cublasStatus_t cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6618,8 +6436,7 @@ MOCK_API cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6743,8 +6560,7 @@ MOCK_API cublasStatus_t cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6788,8 +6604,7 @@ MOCK_API cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6833,8 +6648,7 @@ MOCK_API cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6878,8 +6692,7 @@ MOCK_API cublasStatus_t cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6923,8 +6736,7 @@ MOCK_API cublasStatus_t cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6968,8 +6780,7 @@ MOCK_API cublasStatus_t cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7013,8 +6824,7 @@ MOCK_API cublasStatus_t cublasSsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7058,8 +6868,7 @@ MOCK_API cublasStatus_t cublasDsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7103,8 +6912,7 @@ MOCK_API cublasStatus_t cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7148,8 +6956,7 @@ MOCK_API cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7193,8 +7000,7 @@ MOCK_API cublasStatus_t cublasCherkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7238,8 +7044,7 @@ MOCK_API cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7283,8 +7088,7 @@ MOCK_API cublasStatus_t cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7328,8 +7132,7 @@ MOCK_API cublasStatus_t cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7373,8 +7176,7 @@ MOCK_API cublasStatus_t cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7418,8 +7220,7 @@ MOCK_API cublasStatus_t cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7463,8 +7264,7 @@ MOCK_API cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7508,8 +7308,7 @@ MOCK_API cublasStatus_t cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7552,8 +7351,7 @@ MOCK_API cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7595,8 +7393,7 @@ MOCK_API cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7638,8 +7435,7 @@ MOCK_API cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7681,8 +7477,7 @@ MOCK_API cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7726,8 +7521,7 @@ MOCK_API cublasStatus_t cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7773,8 +7567,7 @@ MOCK_API cublasStatus_t cublasDtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7820,8 +7613,7 @@ MOCK_API cublasStatus_t cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7867,8 +7659,7 @@ MOCK_API cublasStatus_t cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8143,8 +7934,7 @@ MOCK_API cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8198,8 +7988,7 @@ MOCK_API cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8253,8 +8042,7 @@ MOCK_API cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8308,8 +8096,7 @@ MOCK_API cublasStatus_t cublasCgemm3mStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8363,8 +8150,7 @@ MOCK_API cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8681,8 +8467,7 @@ MOCK_API cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8726,8 +8511,7 @@ MOCK_API cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8771,8 +8555,7 @@ MOCK_API cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8816,8 +8599,7 @@ MOCK_API cublasStatus_t cublasZgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9022,8 +8804,7 @@ MOCK_API cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9061,8 +8842,7 @@ MOCK_API cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9100,8 +8880,7 @@ MOCK_API cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9139,8 +8918,7 @@ MOCK_API cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9176,8 +8954,7 @@ MOCK_API cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9195,8 +8972,7 @@ MOCK_API cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9214,8 +8990,7 @@ MOCK_API cublasStatus_t cublasCmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9233,8 +9008,7 @@ MOCK_API cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9252,8 +9026,7 @@ MOCK_API cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9271,8 +9044,7 @@ MOCK_API cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9290,8 +9062,7 @@ MOCK_API cublasStatus_t cublasCgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9309,8 +9080,7 @@ MOCK_API cublasStatus_t cublasZgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9332,10 +9102,8 @@ MOCK_API cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
-        if (devInfoArray != NULL)
-            memset(devInfoArray, 0, sizeof *devInfoArray);
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9357,10 +9125,8 @@ MOCK_API cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
-        if (devInfoArray != NULL)
-            memset(devInfoArray, 0, sizeof *devInfoArray);
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9382,10 +9148,8 @@ MOCK_API cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
-        if (devInfoArray != NULL)
-            memset(devInfoArray, 0, sizeof *devInfoArray);
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9407,10 +9171,8 @@ MOCK_API cublasStatus_t cublasZgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
-        if (devInfoArray != NULL)
-            memset(devInfoArray, 0, sizeof *devInfoArray);
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9426,8 +9188,7 @@ MOCK_API cublasStatus_t cublasStpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9443,8 +9204,7 @@ MOCK_API cublasStatus_t cublasDtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9460,8 +9220,7 @@ MOCK_API cublasStatus_t cublasCtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9477,8 +9236,7 @@ MOCK_API cublasStatus_t cublasZtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9494,8 +9252,7 @@ MOCK_API cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9511,8 +9268,7 @@ MOCK_API cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9528,8 +9284,7 @@ MOCK_API cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9545,8 +9300,7 @@ MOCK_API cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9563,10 +9317,8 @@ MOCK_API cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float 
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9583,10 +9335,8 @@ MOCK_API cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9603,10 +9353,8 @@ MOCK_API cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComp
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9623,10 +9371,8 @@ MOCK_API cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoub
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9645,8 +9391,7 @@ MOCK_API cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9665,8 +9410,7 @@ MOCK_API cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9685,8 +9429,7 @@ MOCK_API cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9705,8 +9448,7 @@ MOCK_API cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9727,8 +9469,7 @@ MOCK_API cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9749,8 +9490,7 @@ MOCK_API cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9771,8 +9511,7 @@ MOCK_API cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9793,8 +9532,7 @@ MOCK_API cublasStatus_t cublasZgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9822,8 +9560,7 @@ MOCK_API cublasStatus_t cublasUint8gemmBias(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&C_mult, sizeof(int));
     cubind_mock_arg(&C_shift, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10060,8 +9797,7 @@ MOCK_API cublasStatus_t cublasHSSgemvStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10158,8 +9894,7 @@ MOCK_API cublasStatus_t cublasTSSgemvStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10333,8 +10068,7 @@ MOCK_API cublasStatus_t cublasXtCreate(cublasXtHandle_t *handle)
     cubind_mock_begin("cublasXtCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10355,10 +10089,8 @@ MOCK_API cublasStatus_t cublasXtGetNumBoards(int nbDevices, int deviceId[], int 
     cubind_mock_arg(&deviceId, sizeof(int *));
     cubind_mock_arg(&nbBoards, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (deviceId != NULL)
-            memset(deviceId, 0, sizeof *deviceId);
-        if (nbBoards != NULL)
-            memset(nbBoards, 0, sizeof *nbBoards);
+        cubind_mock_zero(deviceId, sizeof *deviceId);
+        cubind_mock_zero(nbBoards, sizeof *nbBoards);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10369,8 +10101,7 @@ MOCK_API cublasStatus_t cublasXtMaxBoards(int *nbGpuBoards)
     cubind_mock_begin("cublasXtMaxBoards", __builtin_return_address(0));
     cubind_mock_arg(&nbGpuBoards, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nbGpuBoards != NULL)
-            memset(nbGpuBoards, 0, sizeof *nbGpuBoards);
+        cubind_mock_zero(nbGpuBoards, sizeof *nbGpuBoards);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10383,8 +10114,7 @@ MOCK_API cublasStatus_t cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevi
     cubind_mock_arg(&nbDevices, sizeof(int));
     cubind_mock_arg(&deviceId, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (deviceId != NULL)
-            memset(deviceId, 0, sizeof *deviceId);
+        cubind_mock_zero(deviceId, sizeof *deviceId);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10405,8 +10135,7 @@ MOCK_API cublasStatus_t cublasXtGetBlockDim(cublasXtHandle_t handle, int *blockD
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
     cubind_mock_arg(&blockDim, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (blockDim != NULL)
-            memset(blockDim, 0, sizeof *blockDim);
+        cubind_mock_zero(blockDim, sizeof *blockDim);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10418,8 +10147,7 @@ MOCK_API cublasStatus_t cublasXtGetPinningMemMode(cublasXtHandle_t handle, cubla
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasXtPinnedMemMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10474,8 +10202,7 @@ MOCK_API cublasStatus_t cublasXtSgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10499,8 +10226,7 @@ MOCK_API cublasStatus_t cublasXtDgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10524,8 +10250,7 @@ MOCK_API cublasStatus_t cublasXtCgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10549,8 +10274,7 @@ MOCK_API cublasStatus_t cublasXtZgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10571,8 +10295,7 @@ MOCK_API cublasStatus_t cublasXtSsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10593,8 +10316,7 @@ MOCK_API cublasStatus_t cublasXtDsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10615,8 +10337,7 @@ MOCK_API cublasStatus_t cublasXtCsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10637,8 +10358,7 @@ MOCK_API cublasStatus_t cublasXtZsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10659,8 +10379,7 @@ MOCK_API cublasStatus_t cublasXtCherk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10681,8 +10400,7 @@ MOCK_API cublasStatus_t cublasXtZherk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10705,8 +10423,7 @@ MOCK_API cublasStatus_t cublasXtSsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10729,8 +10446,7 @@ MOCK_API cublasStatus_t cublasXtDsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10753,8 +10469,7 @@ MOCK_API cublasStatus_t cublasXtCsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10777,8 +10492,7 @@ MOCK_API cublasStatus_t cublasXtZsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10801,8 +10515,7 @@ MOCK_API cublasStatus_t cublasXtCherkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10825,8 +10538,7 @@ MOCK_API cublasStatus_t cublasXtZherkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10848,8 +10560,7 @@ MOCK_API cublasStatus_t cublasXtStrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10871,8 +10582,7 @@ MOCK_API cublasStatus_t cublasXtDtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10894,8 +10604,7 @@ MOCK_API cublasStatus_t cublasXtCtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10917,8 +10626,7 @@ MOCK_API cublasStatus_t cublasXtZtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10941,8 +10649,7 @@ MOCK_API cublasStatus_t cublasXtSsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10965,8 +10672,7 @@ MOCK_API cublasStatus_t cublasXtDsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10989,8 +10695,7 @@ MOCK_API cublasStatus_t cublasXtCsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11013,8 +10718,7 @@ MOCK_API cublasStatus_t cublasXtZsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11037,8 +10741,7 @@ MOCK_API cublasStatus_t cublasXtChemm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11061,8 +10764,7 @@ MOCK_API cublasStatus_t cublasXtZhemm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11085,8 +10787,7 @@ MOCK_API cublasStatus_t cublasXtSsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11109,8 +10810,7 @@ MOCK_API cublasStatus_t cublasXtDsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11133,8 +10833,7 @@ MOCK_API cublasStatus_t cublasXtCsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11157,8 +10856,7 @@ MOCK_API cublasStatus_t cublasXtZsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11181,8 +10879,7 @@ MOCK_API cublasStatus_t cublasXtCher2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11205,8 +10902,7 @@ MOCK_API cublasStatus_t cublasXtZher2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11228,8 +10924,7 @@ MOCK_API cublasStatus_t cublasXtSspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11251,8 +10946,7 @@ MOCK_API cublasStatus_t cublasXtDspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11274,8 +10968,7 @@ MOCK_API cublasStatus_t cublasXtCspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11297,8 +10990,7 @@ MOCK_API cublasStatus_t cublasXtZspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11322,8 +11014,7 @@ MOCK_API cublasStatus_t cublasXtStrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11347,8 +11038,7 @@ MOCK_API cublasStatus_t cublasXtDtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11372,8 +11062,7 @@ MOCK_API cublasStatus_t cublasXtCtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11397,8 +11086,7 @@ MOCK_API cublasStatus_t cublasXtZtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }

@@ -21,8 +21,7 @@ MOCK_API cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
     cubind_mock_begin("cublasCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -42,8 +41,7 @@ MOCK_API cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&version, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -54,8 +52,7 @@ MOCK_API cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcublas reports it (property) */
@@ -96,8 +93,7 @@ MOCK_API cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -109,8 +105,7 @@ MOCK_API cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPoi
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasPointerMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -131,8 +126,7 @@ MOCK_API cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomic
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasAtomicsMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -153,8 +147,7 @@ MOCK_API cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *m
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasMath_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -175,8 +168,7 @@ MOCK_API cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCou
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&smCountTarget, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (smCountTarget != NULL)
-            memset(smCountTarget, 0, sizeof *smCountTarget);
+        cubind_mock_zero(smCountTarget, sizeof *smCountTarget);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -351,8 +343,7 @@ MOCK_API cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)
     cubind_mock_begin("cublasGetLoggerCallback", __builtin_return_address(0));
     cubind_mock_arg(&userCallback, sizeof(cublasLogCallback *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (userCallback != NULL)
-            memset(userCallback, 0, sizeof *userCallback);
+        cubind_mock_zero(userCallback, sizeof *userCallback);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -629,8 +620,7 @@ MOCK_API cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -645,8 +635,7 @@ MOCK_API cublasStatus_t cublasSnrm2_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -661,8 +650,7 @@ MOCK_API cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -677,8 +665,7 @@ MOCK_API cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -693,8 +680,7 @@ MOCK_API cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -709,8 +695,7 @@ MOCK_API cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -725,8 +710,7 @@ MOCK_API cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -741,8 +725,7 @@ MOCK_API cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -831,8 +814,7 @@ MOCK_API cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float 
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -849,8 +831,7 @@ MOCK_API cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -867,8 +848,7 @@ MOCK_API cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -885,8 +865,7 @@ MOCK_API cublasStatus_t cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -903,8 +882,7 @@ MOCK_API cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -921,8 +899,7 @@ MOCK_API cublasStatus_t cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -939,8 +916,7 @@ MOCK_API cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -957,8 +933,7 @@ MOCK_API cublasStatus_t cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -975,8 +950,7 @@ MOCK_API cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -993,8 +967,7 @@ MOCK_API cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1011,8 +984,7 @@ MOCK_API cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1029,8 +1001,7 @@ MOCK_API cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1075,8 +1046,7 @@ MOCK_API cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1091,8 +1061,7 @@ MOCK_API cublasStatus_t cublasSscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1107,8 +1076,7 @@ MOCK_API cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1123,8 +1091,7 @@ MOCK_API cublasStatus_t cublasDscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1139,8 +1106,7 @@ MOCK_API cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1155,8 +1121,7 @@ MOCK_API cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1171,8 +1136,7 @@ MOCK_API cublasStatus_t cublasCsscal_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1187,8 +1151,7 @@ MOCK_API cublasStatus_t cublasCsscal_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1203,8 +1166,7 @@ MOCK_API cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1219,8 +1181,7 @@ MOCK_API cublasStatus_t cublasZscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1235,8 +1196,7 @@ MOCK_API cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1251,8 +1211,7 @@ MOCK_API cublasStatus_t cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1305,8 +1264,7 @@ MOCK_API cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1323,8 +1281,7 @@ MOCK_API cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1341,8 +1298,7 @@ MOCK_API cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1359,8 +1315,7 @@ MOCK_API cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1377,8 +1332,7 @@ MOCK_API cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1395,8 +1349,7 @@ MOCK_API cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1413,8 +1366,7 @@ MOCK_API cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1431,8 +1383,7 @@ MOCK_API cublasStatus_t cublasZaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1478,8 +1429,7 @@ MOCK_API cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1495,8 +1445,7 @@ MOCK_API cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1512,8 +1461,7 @@ MOCK_API cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1529,8 +1477,7 @@ MOCK_API cublasStatus_t cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1546,8 +1493,7 @@ MOCK_API cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1563,8 +1509,7 @@ MOCK_API cublasStatus_t cublasCcopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1580,8 +1525,7 @@ MOCK_API cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1597,8 +1541,7 @@ MOCK_API cublasStatus_t cublasZcopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1614,10 +1557,8 @@ MOCK_API cublasStatus_t cublasSswap_v2(cublasHandle_t handle, int n, float *x, i
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1633,10 +1574,8 @@ MOCK_API cublasStatus_t cublasSswap_v2_64(cublasHandle_t handle, int64_t n, floa
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1652,10 +1591,8 @@ MOCK_API cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, 
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1671,10 +1608,8 @@ MOCK_API cublasStatus_t cublasDswap_v2_64(cublasHandle_t handle, int64_t n, doub
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1690,10 +1625,8 @@ MOCK_API cublasStatus_t cublasCswap_v2(cublasHandle_t handle, int n, cuComplex *
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1709,10 +1642,8 @@ MOCK_API cublasStatus_t cublasCswap_v2_64(cublasHandle_t handle, int64_t n, cuCo
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1728,10 +1659,8 @@ MOCK_API cublasStatus_t cublasZswap_v2(cublasHandle_t handle, int n, cuDoubleCom
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1747,10 +1676,8 @@ MOCK_API cublasStatus_t cublasZswap_v2_64(cublasHandle_t handle, int64_t n, cuDo
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1795,8 +1722,7 @@ MOCK_API cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1811,8 +1737,7 @@ MOCK_API cublasStatus_t cublasIsamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1827,8 +1752,7 @@ MOCK_API cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1843,8 +1767,7 @@ MOCK_API cublasStatus_t cublasIdamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1859,8 +1782,7 @@ MOCK_API cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1875,8 +1797,7 @@ MOCK_API cublasStatus_t cublasIcamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1891,8 +1812,7 @@ MOCK_API cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1907,8 +1827,7 @@ MOCK_API cublasStatus_t cublasIzamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1924,8 +1843,7 @@ MOCK_API cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1941,8 +1859,7 @@ MOCK_API cublasStatus_t cublasIamaxEx_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1957,8 +1874,7 @@ MOCK_API cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1973,8 +1889,7 @@ MOCK_API cublasStatus_t cublasIsamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1989,8 +1904,7 @@ MOCK_API cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2005,8 +1919,7 @@ MOCK_API cublasStatus_t cublasIdamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2021,8 +1934,7 @@ MOCK_API cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2037,8 +1949,7 @@ MOCK_API cublasStatus_t cublasIcamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2053,8 +1964,7 @@ MOCK_API cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2069,8 +1979,7 @@ MOCK_API cublasStatus_t cublasIzamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2086,8 +1995,7 @@ MOCK_API cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2103,8 +2011,7 @@ MOCK_API cublasStatus_t cublasIaminEx_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2149,8 +2056,7 @@ MOCK_API cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2165,8 +2071,7 @@ MOCK_API cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2181,8 +2086,7 @@ MOCK_API cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2197,8 +2101,7 @@ MOCK_API cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2213,8 +2116,7 @@ MOCK_API cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2229,8 +2131,7 @@ MOCK_API cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2245,8 +2146,7 @@ MOCK_API cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2261,8 +2161,7 @@ MOCK_API cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2280,10 +2179,8 @@ MOCK_API cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, in
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2301,10 +2198,8 @@ MOCK_API cublasStatus_t cublasSrot_v2_64(cublasHandle_t handle, int64_t n, float
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2322,10 +2217,8 @@ MOCK_API cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, i
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2343,10 +2236,8 @@ MOCK_API cublasStatus_t cublasDrot_v2_64(cublasHandle_t handle, int64_t n, doubl
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2364,10 +2255,8 @@ MOCK_API cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2385,10 +2274,8 @@ MOCK_API cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuCom
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2406,10 +2293,8 @@ MOCK_API cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2427,10 +2312,8 @@ MOCK_API cublasStatus_t cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuCo
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2448,10 +2331,8 @@ MOCK_API cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComp
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2469,10 +2350,8 @@ MOCK_API cublasStatus_t cublasZrot_v2_64(cublasHandle_t handle, int64_t n, cuDou
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2490,10 +2369,8 @@ MOCK_API cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleCom
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2511,10 +2388,8 @@ MOCK_API cublasStatus_t cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDo
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2567,14 +2442,10 @@ MOCK_API cublasStatus_t cublasSrotg_v2(cublasHandle_t handle, float *a, float *b
     cubind_mock_arg(&c, sizeof(float *));
     cubind_mock_arg(&s, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (a != NULL)
-            memset(a, 0, sizeof *a);
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (s != NULL)
-            memset(s, 0, sizeof *s);
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2589,14 +2460,10 @@ MOCK_API cublasStatus_t cublasDrotg_v2(cublasHandle_t handle, double *a, double 
     cubind_mock_arg(&c, sizeof(double *));
     cubind_mock_arg(&s, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (a != NULL)
-            memset(a, 0, sizeof *a);
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (s != NULL)
-            memset(s, 0, sizeof *s);
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2611,14 +2478,10 @@ MOCK_API cublasStatus_t cublasCrotg_v2(cublasHandle_t handle, cuComplex *a, cuCo
     cubind_mock_arg(&c, sizeof(float *));
     cubind_mock_arg(&s, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (a != NULL)
-            memset(a, 0, sizeof *a);
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (s != NULL)
-            memset(s, 0, sizeof *s);
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2633,14 +2496,10 @@ MOCK_API cublasStatus_t cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex *a
     cubind_mock_arg(&c, sizeof(double *));
     cubind_mock_arg(&s, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (a != NULL)
-            memset(a, 0, sizeof *a);
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (s != NULL)
-            memset(s, 0, sizeof *s);
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2672,10 +2531,8 @@ MOCK_API cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, i
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&param, sizeof(const float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2692,10 +2549,8 @@ MOCK_API cublasStatus_t cublasSrotm_v2_64(cublasHandle_t handle, int64_t n, floa
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&param, sizeof(const float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2712,10 +2567,8 @@ MOCK_API cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, 
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&param, sizeof(const double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2732,10 +2585,8 @@ MOCK_API cublasStatus_t cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, doub
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&param, sizeof(const double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2787,14 +2638,10 @@ MOCK_API cublasStatus_t cublasSrotmg_v2(cublasHandle_t handle, float *d1, float 
     cubind_mock_arg(&y1, sizeof(const float *));
     cubind_mock_arg(&param, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d1 != NULL)
-            memset(d1, 0, sizeof *d1);
-        if (d2 != NULL)
-            memset(d2, 0, sizeof *d2);
-        if (x1 != NULL)
-            memset(x1, 0, sizeof *x1);
-        if (param != NULL)
-            memset(param, 0, sizeof *param);
+        cubind_mock_zero(d1, sizeof *d1);
+        cubind_mock_zero(d2, sizeof *d2);
+        cubind_mock_zero(x1, sizeof *x1);
+        cubind_mock_zero(param, sizeof *param);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2810,14 +2657,10 @@ MOCK_API cublasStatus_t cublasDrotmg_v2(cublasHandle_t handle, double *d1, doubl
     cubind_mock_arg(&y1, sizeof(const double *));
     cubind_mock_arg(&param, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d1 != NULL)
-            memset(d1, 0, sizeof *d1);
-        if (d2 != NULL)
-            memset(d2, 0, sizeof *d2);
-        if (x1 != NULL)
-            memset(x1, 0, sizeof *x1);
-        if (param != NULL)
-            memset(param, 0, sizeof *param);
+        cubind_mock_zero(d1, sizeof *d1);
+        cubind_mock_zero(d2, sizeof *d2);
+        cubind_mock_zero(x1, sizeof *x1);
+        cubind_mock_zero(param, sizeof *param);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2858,8 +2701,7 @@ MOCK_API cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2881,8 +2723,7 @@ MOCK_API cublasStatus_t cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2904,8 +2745,7 @@ MOCK_API cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2927,8 +2767,7 @@ MOCK_API cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2950,8 +2789,7 @@ MOCK_API cublasStatus_t cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2973,8 +2811,7 @@ MOCK_API cublasStatus_t cublasCgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2996,8 +2833,7 @@ MOCK_API cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3019,8 +2855,7 @@ MOCK_API cublasStatus_t cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3044,8 +2879,7 @@ MOCK_API cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3069,8 +2903,7 @@ MOCK_API cublasStatus_t cublasSgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3094,8 +2927,7 @@ MOCK_API cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3119,8 +2951,7 @@ MOCK_API cublasStatus_t cublasDgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3144,8 +2975,7 @@ MOCK_API cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3169,8 +2999,7 @@ MOCK_API cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3194,8 +3023,7 @@ MOCK_API cublasStatus_t cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3219,8 +3047,7 @@ MOCK_API cublasStatus_t cublasZgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3239,8 +3066,7 @@ MOCK_API cublasStatus_t cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3259,8 +3085,7 @@ MOCK_API cublasStatus_t cublasStrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3279,8 +3104,7 @@ MOCK_API cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3299,8 +3123,7 @@ MOCK_API cublasStatus_t cublasDtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3319,8 +3142,7 @@ MOCK_API cublasStatus_t cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3339,8 +3161,7 @@ MOCK_API cublasStatus_t cublasCtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3359,8 +3180,7 @@ MOCK_API cublasStatus_t cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3379,8 +3199,7 @@ MOCK_API cublasStatus_t cublasZtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3400,8 +3219,7 @@ MOCK_API cublasStatus_t cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3421,8 +3239,7 @@ MOCK_API cublasStatus_t cublasStbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3442,8 +3259,7 @@ MOCK_API cublasStatus_t cublasDtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3463,8 +3279,7 @@ MOCK_API cublasStatus_t cublasDtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3484,8 +3299,7 @@ MOCK_API cublasStatus_t cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3505,8 +3319,7 @@ MOCK_API cublasStatus_t cublasCtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3526,8 +3339,7 @@ MOCK_API cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3547,8 +3359,7 @@ MOCK_API cublasStatus_t cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3566,8 +3377,7 @@ MOCK_API cublasStatus_t cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3585,8 +3395,7 @@ MOCK_API cublasStatus_t cublasStpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3604,8 +3413,7 @@ MOCK_API cublasStatus_t cublasDtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3623,8 +3431,7 @@ MOCK_API cublasStatus_t cublasDtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3642,8 +3449,7 @@ MOCK_API cublasStatus_t cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3661,8 +3467,7 @@ MOCK_API cublasStatus_t cublasCtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3680,8 +3485,7 @@ MOCK_API cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3699,8 +3503,7 @@ MOCK_API cublasStatus_t cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3719,8 +3522,7 @@ MOCK_API cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3739,8 +3541,7 @@ MOCK_API cublasStatus_t cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3759,8 +3560,7 @@ MOCK_API cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3779,8 +3579,7 @@ MOCK_API cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3799,8 +3598,7 @@ MOCK_API cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3819,8 +3617,7 @@ MOCK_API cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3839,8 +3636,7 @@ MOCK_API cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3859,8 +3655,7 @@ MOCK_API cublasStatus_t cublasZtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3878,8 +3673,7 @@ MOCK_API cublasStatus_t cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3897,8 +3691,7 @@ MOCK_API cublasStatus_t cublasStpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3916,8 +3709,7 @@ MOCK_API cublasStatus_t cublasDtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3935,8 +3727,7 @@ MOCK_API cublasStatus_t cublasDtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3954,8 +3745,7 @@ MOCK_API cublasStatus_t cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3973,8 +3763,7 @@ MOCK_API cublasStatus_t cublasCtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3992,8 +3781,7 @@ MOCK_API cublasStatus_t cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4011,8 +3799,7 @@ MOCK_API cublasStatus_t cublasZtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4032,8 +3819,7 @@ MOCK_API cublasStatus_t cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4053,8 +3839,7 @@ MOCK_API cublasStatus_t cublasStbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4074,8 +3859,7 @@ MOCK_API cublasStatus_t cublasDtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4095,8 +3879,7 @@ MOCK_API cublasStatus_t cublasDtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4116,8 +3899,7 @@ MOCK_API cublasStatus_t cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4137,8 +3919,7 @@ MOCK_API cublasStatus_t cublasCtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4158,8 +3939,7 @@ MOCK_API cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4179,8 +3959,7 @@ MOCK_API cublasStatus_t cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4201,8 +3980,7 @@ MOCK_API cublasStatus_t cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4223,8 +4001,7 @@ MOCK_API cublasStatus_t cublasSsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4245,8 +4022,7 @@ MOCK_API cublasStatus_t cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4267,8 +4043,7 @@ MOCK_API cublasStatus_t cublasDsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4289,8 +4064,7 @@ MOCK_API cublasStatus_t cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4311,8 +4085,7 @@ MOCK_API cublasStatus_t cublasCsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4333,8 +4106,7 @@ MOCK_API cublasStatus_t cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4355,8 +4127,7 @@ MOCK_API cublasStatus_t cublasZsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4377,8 +4148,7 @@ MOCK_API cublasStatus_t cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4399,8 +4169,7 @@ MOCK_API cublasStatus_t cublasChemv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4421,8 +4190,7 @@ MOCK_API cublasStatus_t cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4443,8 +4211,7 @@ MOCK_API cublasStatus_t cublasZhemv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4466,8 +4233,7 @@ MOCK_API cublasStatus_t cublasSsbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4489,8 +4255,7 @@ MOCK_API cublasStatus_t cublasSsbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4512,8 +4277,7 @@ MOCK_API cublasStatus_t cublasDsbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4535,8 +4299,7 @@ MOCK_API cublasStatus_t cublasDsbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4558,8 +4321,7 @@ MOCK_API cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4581,8 +4343,7 @@ MOCK_API cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4604,8 +4365,7 @@ MOCK_API cublasStatus_t cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4627,8 +4387,7 @@ MOCK_API cublasStatus_t cublasZhbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4648,8 +4407,7 @@ MOCK_API cublasStatus_t cublasSspmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4669,8 +4427,7 @@ MOCK_API cublasStatus_t cublasSspmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4690,8 +4447,7 @@ MOCK_API cublasStatus_t cublasDspmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4711,8 +4467,7 @@ MOCK_API cublasStatus_t cublasDspmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4732,8 +4487,7 @@ MOCK_API cublasStatus_t cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4753,8 +4507,7 @@ MOCK_API cublasStatus_t cublasChpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4774,8 +4527,7 @@ MOCK_API cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4795,8 +4547,7 @@ MOCK_API cublasStatus_t cublasZhpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4816,8 +4567,7 @@ MOCK_API cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4837,8 +4587,7 @@ MOCK_API cublasStatus_t cublasSger_v2_64(cublasHandle_t handle, int64_t m, int64
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4858,8 +4607,7 @@ MOCK_API cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4879,8 +4627,7 @@ MOCK_API cublasStatus_t cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4900,8 +4647,7 @@ MOCK_API cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4921,8 +4667,7 @@ MOCK_API cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4942,8 +4687,7 @@ MOCK_API cublasStatus_t cublasCgerc_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4963,8 +4707,7 @@ MOCK_API cublasStatus_t cublasCgerc_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4984,8 +4727,7 @@ MOCK_API cublasStatus_t cublasZgeru_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5005,8 +4747,7 @@ MOCK_API cublasStatus_t cublasZgeru_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5026,8 +4767,7 @@ MOCK_API cublasStatus_t cublasZgerc_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5047,8 +4787,7 @@ MOCK_API cublasStatus_t cublasZgerc_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5066,8 +4805,7 @@ MOCK_API cublasStatus_t cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5085,8 +4823,7 @@ MOCK_API cublasStatus_t cublasSsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5104,8 +4841,7 @@ MOCK_API cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5123,8 +4859,7 @@ MOCK_API cublasStatus_t cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5142,8 +4877,7 @@ MOCK_API cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5161,8 +4895,7 @@ MOCK_API cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5180,8 +4913,7 @@ MOCK_API cublasStatus_t cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5199,8 +4931,7 @@ MOCK_API cublasStatus_t cublasZsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5218,8 +4949,7 @@ MOCK_API cublasStatus_t cublasCher_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5237,8 +4967,7 @@ MOCK_API cublasStatus_t cublasCher_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5256,8 +4985,7 @@ MOCK_API cublasStatus_t cublasZher_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5275,8 +5003,7 @@ MOCK_API cublasStatus_t cublasZher_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5293,8 +5020,7 @@ MOCK_API cublasStatus_t cublasSspr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5311,8 +5037,7 @@ MOCK_API cublasStatus_t cublasSspr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5329,8 +5054,7 @@ MOCK_API cublasStatus_t cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5347,8 +5071,7 @@ MOCK_API cublasStatus_t cublasDspr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5365,8 +5088,7 @@ MOCK_API cublasStatus_t cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5383,8 +5105,7 @@ MOCK_API cublasStatus_t cublasChpr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5401,8 +5122,7 @@ MOCK_API cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5419,8 +5139,7 @@ MOCK_API cublasStatus_t cublasZhpr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5440,8 +5159,7 @@ MOCK_API cublasStatus_t cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5461,8 +5179,7 @@ MOCK_API cublasStatus_t cublasSsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5482,8 +5199,7 @@ MOCK_API cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5503,8 +5219,7 @@ MOCK_API cublasStatus_t cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5524,8 +5239,7 @@ MOCK_API cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5545,8 +5259,7 @@ MOCK_API cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5566,8 +5279,7 @@ MOCK_API cublasStatus_t cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5587,8 +5299,7 @@ MOCK_API cublasStatus_t cublasZsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5608,8 +5319,7 @@ MOCK_API cublasStatus_t cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5629,8 +5339,7 @@ MOCK_API cublasStatus_t cublasCher2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5650,8 +5359,7 @@ MOCK_API cublasStatus_t cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5671,8 +5379,7 @@ MOCK_API cublasStatus_t cublasZher2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5691,8 +5398,7 @@ MOCK_API cublasStatus_t cublasSspr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5711,8 +5417,7 @@ MOCK_API cublasStatus_t cublasSspr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5731,8 +5436,7 @@ MOCK_API cublasStatus_t cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5751,8 +5455,7 @@ MOCK_API cublasStatus_t cublasDspr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5771,8 +5474,7 @@ MOCK_API cublasStatus_t cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5791,8 +5493,7 @@ MOCK_API cublasStatus_t cublasChpr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5811,8 +5512,7 @@ MOCK_API cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5831,8 +5531,7 @@ MOCK_API cublasStatus_t cublasZhpr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6018,8 +5717,7 @@ MOCK_API cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6045,8 +5743,7 @@ MOCK_API cublasStatus_t cublasSgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6072,8 +5769,7 @@ MOCK_API cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6099,8 +5795,7 @@ MOCK_API cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6126,8 +5821,7 @@ MOCK_API cublasStatus_t cublasCgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6153,8 +5847,7 @@ MOCK_API cublasStatus_t cublasCgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6180,8 +5873,7 @@ MOCK_API cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6207,8 +5899,7 @@ MOCK_API cublasStatus_t cublasZgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6232,8 +5923,7 @@ MOCK_API cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6257,8 +5947,7 @@ MOCK_API cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6282,8 +5971,7 @@ MOCK_API cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6307,8 +5995,7 @@ MOCK_API cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6332,8 +6019,7 @@ MOCK_API cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6357,8 +6043,7 @@ MOCK_API cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6382,8 +6067,7 @@ MOCK_API cublasStatus_t cublasCgemm3m(cublasHandle_t handle, cublasOperation_t t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6407,8 +6091,7 @@ MOCK_API cublasStatus_t cublasCgemm3m_64(cublasHandle_t handle, cublasOperation_
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6480,8 +6163,7 @@ MOCK_API cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6505,8 +6187,7 @@ MOCK_API cublasStatus_t cublasZgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6530,8 +6211,7 @@ MOCK_API cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6555,8 +6235,7 @@ MOCK_API cublasStatus_t cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6725,8 +6404,7 @@ MOCK_API cublasStatus_t cublasSsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6747,8 +6425,7 @@ MOCK_API cublasStatus_t cublasSsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6769,8 +6446,7 @@ MOCK_API cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6791,8 +6467,7 @@ MOCK_API cublasStatus_t cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6813,8 +6488,7 @@ MOCK_API cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6835,8 +6509,7 @@ MOCK_API cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6857,8 +6530,7 @@ MOCK_API cublasStatus_t cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6879,8 +6551,7 @@ MOCK_API cublasStatus_t cublasZsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6981,8 +6652,7 @@ MOCK_API cublasStatus_t cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7003,8 +6673,7 @@ MOCK_API cublasStatus_t cublasCherk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7025,8 +6694,7 @@ MOCK_API cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7047,8 +6715,7 @@ MOCK_API cublasStatus_t cublasZherk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7151,8 +6818,7 @@ MOCK_API cublasStatus_t cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7175,8 +6841,7 @@ MOCK_API cublasStatus_t cublasSsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7199,8 +6864,7 @@ MOCK_API cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7223,8 +6887,7 @@ MOCK_API cublasStatus_t cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7247,8 +6910,7 @@ MOCK_API cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7271,8 +6933,7 @@ MOCK_API cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7295,8 +6956,7 @@ MOCK_API cublasStatus_t cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7319,8 +6979,7 @@ MOCK_API cublasStatus_t cublasZsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7343,8 +7002,7 @@ MOCK_API cublasStatus_t cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7367,8 +7025,7 @@ MOCK_API cublasStatus_t cublasCher2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7391,8 +7048,7 @@ MOCK_API cublasStatus_t cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7415,8 +7071,7 @@ MOCK_API cublasStatus_t cublasZher2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7439,8 +7094,7 @@ MOCK_API cublasStatus_t cublasSsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7463,8 +7117,7 @@ MOCK_API cublasStatus_t cublasSsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7487,8 +7140,7 @@ MOCK_API cublasStatus_t cublasDsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7511,8 +7163,7 @@ MOCK_API cublasStatus_t cublasDsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7535,8 +7186,7 @@ MOCK_API cublasStatus_t cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7559,8 +7209,7 @@ MOCK_API cublasStatus_t cublasCsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7583,8 +7232,7 @@ MOCK_API cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7607,8 +7255,7 @@ MOCK_API cublasStatus_t cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7631,8 +7278,7 @@ MOCK_API cublasStatus_t cublasCherkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7655,8 +7301,7 @@ MOCK_API cublasStatus_t cublasCherkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7679,8 +7324,7 @@ MOCK_API cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7703,8 +7347,7 @@ MOCK_API cublasStatus_t cublasZherkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7727,8 +7370,7 @@ MOCK_API cublasStatus_t cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7751,8 +7393,7 @@ MOCK_API cublasStatus_t cublasSsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7775,8 +7416,7 @@ MOCK_API cublasStatus_t cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7799,8 +7439,7 @@ MOCK_API cublasStatus_t cublasDsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7823,8 +7462,7 @@ MOCK_API cublasStatus_t cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7847,8 +7485,7 @@ MOCK_API cublasStatus_t cublasCsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7871,8 +7508,7 @@ MOCK_API cublasStatus_t cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7895,8 +7531,7 @@ MOCK_API cublasStatus_t cublasZsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7919,8 +7554,7 @@ MOCK_API cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7943,8 +7577,7 @@ MOCK_API cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7967,8 +7600,7 @@ MOCK_API cublasStatus_t cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7991,8 +7623,7 @@ MOCK_API cublasStatus_t cublasZhemm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8014,8 +7645,7 @@ MOCK_API cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8037,8 +7667,7 @@ MOCK_API cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8060,8 +7689,7 @@ MOCK_API cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8083,8 +7711,7 @@ MOCK_API cublasStatus_t cublasDtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8106,8 +7733,7 @@ MOCK_API cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8129,8 +7755,7 @@ MOCK_API cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8152,8 +7777,7 @@ MOCK_API cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8175,8 +7799,7 @@ MOCK_API cublasStatus_t cublasZtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8200,8 +7823,7 @@ MOCK_API cublasStatus_t cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8225,8 +7847,7 @@ MOCK_API cublasStatus_t cublasStrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8250,8 +7871,7 @@ MOCK_API cublasStatus_t cublasDtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8275,8 +7895,7 @@ MOCK_API cublasStatus_t cublasDtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8300,8 +7919,7 @@ MOCK_API cublasStatus_t cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8325,8 +7943,7 @@ MOCK_API cublasStatus_t cublasCtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8350,8 +7967,7 @@ MOCK_API cublasStatus_t cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8375,8 +7991,7 @@ MOCK_API cublasStatus_t cublasZtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8624,8 +8239,7 @@ MOCK_API cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8653,8 +8267,7 @@ MOCK_API cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8682,8 +8295,7 @@ MOCK_API cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8711,8 +8323,7 @@ MOCK_API cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8740,8 +8351,7 @@ MOCK_API cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8769,8 +8379,7 @@ MOCK_API cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8798,8 +8407,7 @@ MOCK_API cublasStatus_t cublasCgemm3mStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8827,8 +8435,7 @@ MOCK_API cublasStatus_t cublasCgemm3mStridedBatched_64(cublasHandle_t handle, cu
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8856,8 +8463,7 @@ MOCK_API cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8885,8 +8491,7 @@ MOCK_API cublasStatus_t cublasZgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9171,8 +8776,7 @@ MOCK_API cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9195,8 +8799,7 @@ MOCK_API cublasStatus_t cublasSgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9219,8 +8822,7 @@ MOCK_API cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9243,8 +8845,7 @@ MOCK_API cublasStatus_t cublasDgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9267,8 +8868,7 @@ MOCK_API cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9291,8 +8891,7 @@ MOCK_API cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9315,8 +8914,7 @@ MOCK_API cublasStatus_t cublasZgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9339,8 +8937,7 @@ MOCK_API cublasStatus_t cublasZgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9520,8 +9117,7 @@ MOCK_API cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9541,8 +9137,7 @@ MOCK_API cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9562,8 +9157,7 @@ MOCK_API cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9583,8 +9177,7 @@ MOCK_API cublasStatus_t cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9604,8 +9197,7 @@ MOCK_API cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9625,8 +9217,7 @@ MOCK_API cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9646,8 +9237,7 @@ MOCK_API cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9667,8 +9257,7 @@ MOCK_API cublasStatus_t cublasZdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9686,8 +9275,7 @@ MOCK_API cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9705,8 +9293,7 @@ MOCK_API cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9724,8 +9311,7 @@ MOCK_API cublasStatus_t cublasCmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9743,8 +9329,7 @@ MOCK_API cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9762,8 +9347,7 @@ MOCK_API cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9781,8 +9365,7 @@ MOCK_API cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9800,8 +9383,7 @@ MOCK_API cublasStatus_t cublasCgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9819,8 +9401,7 @@ MOCK_API cublasStatus_t cublasZgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9842,10 +9423,8 @@ MOCK_API cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
-        if (devInfoArray != NULL)
-            memset(devInfoArray, 0, sizeof *devInfoArray);
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9867,10 +9446,8 @@ MOCK_API cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
-        if (devInfoArray != NULL)
-            memset(devInfoArray, 0, sizeof *devInfoArray);
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9892,10 +9469,8 @@ MOCK_API cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
-        if (devInfoArray != NULL)
-            memset(devInfoArray, 0, sizeof *devInfoArray);
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9917,10 +9492,8 @@ MOCK_API cublasStatus_t cublasZgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
-        if (devInfoArray != NULL)
-            memset(devInfoArray, 0, sizeof *devInfoArray);
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9936,8 +9509,7 @@ MOCK_API cublasStatus_t cublasStpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9953,8 +9525,7 @@ MOCK_API cublasStatus_t cublasDtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9970,8 +9541,7 @@ MOCK_API cublasStatus_t cublasCtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9987,8 +9557,7 @@ MOCK_API cublasStatus_t cublasZtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10004,8 +9573,7 @@ MOCK_API cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10021,8 +9589,7 @@ MOCK_API cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10038,8 +9605,7 @@ MOCK_API cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10055,8 +9621,7 @@ MOCK_API cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10073,10 +9638,8 @@ MOCK_API cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float 
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10093,10 +9656,8 @@ MOCK_API cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10113,10 +9674,8 @@ MOCK_API cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComp
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10133,10 +9692,8 @@ MOCK_API cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoub
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10155,8 +9712,7 @@ MOCK_API cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10175,8 +9731,7 @@ MOCK_API cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10195,8 +9750,7 @@ MOCK_API cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10215,8 +9769,7 @@ MOCK_API cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10237,8 +9790,7 @@ MOCK_API cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10259,8 +9811,7 @@ MOCK_API cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10281,8 +9832,7 @@ MOCK_API cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10303,8 +9853,7 @@ MOCK_API cublasStatus_t cublasZgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10332,8 +9881,7 @@ MOCK_API cublasStatus_t cublasUint8gemmBias(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&C_mult, sizeof(int));
     cubind_mock_arg(&C_shift, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10565,8 +10113,7 @@ MOCK_API cublasStatus_t cublasHSSgemvStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10592,8 +10139,7 @@ MOCK_API cublasStatus_t cublasHSSgemvStridedBatched_64(cublasHandle_t handle, cu
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10665,8 +10211,7 @@ MOCK_API cublasStatus_t cublasTSSgemvStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10692,8 +10237,7 @@ MOCK_API cublasStatus_t cublasTSSgemvStridedBatched_64(cublasHandle_t handle, cu
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10840,8 +10384,7 @@ MOCK_API cublasStatus_t cublasXtCreate(cublasXtHandle_t *handle)
     cubind_mock_begin("cublasXtCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10862,10 +10405,8 @@ MOCK_API cublasStatus_t cublasXtGetNumBoards(int nbDevices, int deviceId[], int 
     cubind_mock_arg(&deviceId, sizeof(int *));
     cubind_mock_arg(&nbBoards, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (deviceId != NULL)
-            memset(deviceId, 0, sizeof *deviceId);
-        if (nbBoards != NULL)
-            memset(nbBoards, 0, sizeof *nbBoards);
+        cubind_mock_zero(deviceId, sizeof *deviceId);
+        cubind_mock_zero(nbBoards, sizeof *nbBoards);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10876,8 +10417,7 @@ MOCK_API cublasStatus_t cublasXtMaxBoards(int *nbGpuBoards)
     cubind_mock_begin("cublasXtMaxBoards", __builtin_return_address(0));
     cubind_mock_arg(&nbGpuBoards, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nbGpuBoards != NULL)
-            memset(nbGpuBoards, 0, sizeof *nbGpuBoards);
+        cubind_mock_zero(nbGpuBoards, sizeof *nbGpuBoards);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10890,8 +10430,7 @@ MOCK_API cublasStatus_t cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevi
     cubind_mock_arg(&nbDevices, sizeof(int));
     cubind_mock_arg(&deviceId, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (deviceId != NULL)
-            memset(deviceId, 0, sizeof *deviceId);
+        cubind_mock_zero(deviceId, sizeof *deviceId);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10912,8 +10451,7 @@ MOCK_API cublasStatus_t cublasXtGetBlockDim(cublasXtHandle_t handle, int *blockD
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
     cubind_mock_arg(&blockDim, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (blockDim != NULL)
-            memset(blockDim, 0, sizeof *blockDim);
+        cubind_mock_zero(blockDim, sizeof *blockDim);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10925,8 +10463,7 @@ MOCK_API cublasStatus_t cublasXtGetPinningMemMode(cublasXtHandle_t handle, cubla
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasXtPinnedMemMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10981,8 +10518,7 @@ MOCK_API cublasStatus_t cublasXtSgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11006,8 +10542,7 @@ MOCK_API cublasStatus_t cublasXtDgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11031,8 +10566,7 @@ MOCK_API cublasStatus_t cublasXtCgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11056,8 +10590,7 @@ MOCK_API cublasStatus_t cublasXtZgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11078,8 +10611,7 @@ MOCK_API cublasStatus_t cublasXtSsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11100,8 +10632,7 @@ MOCK_API cublasStatus_t cublasXtDsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11122,8 +10653,7 @@ MOCK_API cublasStatus_t cublasXtCsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11144,8 +10674,7 @@ MOCK_API cublasStatus_t cublasXtZsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11166,8 +10695,7 @@ MOCK_API cublasStatus_t cublasXtCherk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11188,8 +10716,7 @@ MOCK_API cublasStatus_t cublasXtZherk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11212,8 +10739,7 @@ MOCK_API cublasStatus_t cublasXtSsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11236,8 +10762,7 @@ MOCK_API cublasStatus_t cublasXtDsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11260,8 +10785,7 @@ MOCK_API cublasStatus_t cublasXtCsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11284,8 +10808,7 @@ MOCK_API cublasStatus_t cublasXtZsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11308,8 +10831,7 @@ MOCK_API cublasStatus_t cublasXtCherkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11332,8 +10854,7 @@ MOCK_API cublasStatus_t cublasXtZherkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11355,8 +10876,7 @@ MOCK_API cublasStatus_t cublasXtStrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11378,8 +10898,7 @@ MOCK_API cublasStatus_t cublasXtDtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11401,8 +10920,7 @@ MOCK_API cublasStatus_t cublasXtCtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11424,8 +10942,7 @@ MOCK_API cublasStatus_t cublasXtZtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11448,8 +10965,7 @@ MOCK_API cublasStatus_t cublasXtSsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11472,8 +10988,7 @@ MOCK_API cublasStatus_t cublasXtDsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11496,8 +11011,7 @@ MOCK_API cublasStatus_t cublasXtCsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11520,8 +11034,7 @@ MOCK_API cublasStatus_t cublasXtZsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11544,8 +11057,7 @@ MOCK_API cublasStatus_t cublasXtChemm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11568,8 +11080,7 @@ MOCK_API cublasStatus_t cublasXtZhemm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11592,8 +11103,7 @@ MOCK_API cublasStatus_t cublasXtSsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11616,8 +11126,7 @@ MOCK_API cublasStatus_t cublasXtDsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11640,8 +11149,7 @@ MOCK_API cublasStatus_t cublasXtCsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11664,8 +11172,7 @@ MOCK_API cublasStatus_t cublasXtZsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11688,8 +11195,7 @@ MOCK_API cublasStatus_t cublasXtCher2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11712,8 +11218,7 @@ MOCK_API cublasStatus_t cublasXtZher2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11735,8 +11240,7 @@ MOCK_API cublasStatus_t cublasXtSspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11758,8 +11262,7 @@ MOCK_API cublasStatus_t cublasXtDspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11781,8 +11284,7 @@ MOCK_API cublasStatus_t cublasXtCspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11804,8 +11306,7 @@ MOCK_API cublasStatus_t cublasXtZspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11829,8 +11330,7 @@ MOCK_API cublasStatus_t cublasXtStrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11854,8 +11354,7 @@ MOCK_API cublasStatus_t cublasXtDtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11879,8 +11378,7 @@ MOCK_API cublasStatus_t cublasXtCtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11904,8 +11402,7 @@ MOCK_API cublasStatus_t cublasXtZtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }

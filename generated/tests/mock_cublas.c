@@ -23,8 +23,7 @@ MOCK_API cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
     cubind_mock_begin("cublasCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -44,8 +43,7 @@ MOCK_API cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&version, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -56,8 +54,7 @@ MOCK_API cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcublas reports it (property) */
@@ -98,8 +95,7 @@ MOCK_API cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -111,8 +107,7 @@ MOCK_API cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPoi
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasPointerMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -133,8 +128,7 @@ MOCK_API cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomic
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasAtomicsMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -155,8 +149,7 @@ MOCK_API cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *m
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasMath_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -177,8 +170,7 @@ MOCK_API cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCou
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&smCountTarget, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (smCountTarget != NULL)
-            memset(smCountTarget, 0, sizeof *smCountTarget);
+        cubind_mock_zero(smCountTarget, sizeof *smCountTarget);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -199,8 +191,7 @@ MOCK_API cublasStatus_t cublasGetEmulationStrategy(cublasHandle_t handle, cublas
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&emulationStrategy, sizeof(cublasEmulationStrategy_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (emulationStrategy != NULL)
-            memset(emulationStrategy, 0, sizeof *emulationStrategy);
+        cubind_mock_zero(emulationStrategy, sizeof *emulationStrategy);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -221,8 +212,7 @@ MOCK_API cublasStatus_t cublasGetEmulationSpecialValuesSupport(cublasHandle_t ha
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mask, sizeof(cudaEmulationSpecialValuesSupport *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mask != NULL)
-            memset(mask, 0, sizeof *mask);
+        cubind_mock_zero(mask, sizeof *mask);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -243,8 +233,7 @@ MOCK_API cublasStatus_t cublasGetFixedPointEmulationMantissaControl(cublasHandle
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mantissaControl, sizeof(cudaEmulationMantissaControl *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mantissaControl != NULL)
-            memset(mantissaControl, 0, sizeof *mantissaControl);
+        cubind_mock_zero(mantissaControl, sizeof *mantissaControl);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -265,8 +254,7 @@ MOCK_API cublasStatus_t cublasGetFixedPointEmulationMaxMantissaBitCount(cublasHa
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&maxMantissaBitCount, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (maxMantissaBitCount != NULL)
-            memset(maxMantissaBitCount, 0, sizeof *maxMantissaBitCount);
+        cubind_mock_zero(maxMantissaBitCount, sizeof *maxMantissaBitCount);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -287,8 +275,7 @@ MOCK_API cublasStatus_t cublasGetFixedPointEmulationMantissaBitOffset(cublasHand
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mantissaBitOffset, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mantissaBitOffset != NULL)
-            memset(mantissaBitOffset, 0, sizeof *mantissaBitOffset);
+        cubind_mock_zero(mantissaBitOffset, sizeof *mantissaBitOffset);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -309,8 +296,7 @@ MOCK_API cublasStatus_t cublasGetFixedPointEmulationMantissaBitCountPointer(cubl
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mantissaBitCount, sizeof(int **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mantissaBitCount != NULL)
-            memset(mantissaBitCount, 0, sizeof *mantissaBitCount);
+        cubind_mock_zero(mantissaBitCount, sizeof *mantissaBitCount);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -322,8 +308,7 @@ MOCK_API cublasStatus_t cublasSetFixedPointEmulationMantissaBitCountPointer(cubl
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mantissaBitCount, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mantissaBitCount != NULL)
-            memset(mantissaBitCount, 0, sizeof *mantissaBitCount);
+        cubind_mock_zero(mantissaBitCount, sizeof *mantissaBitCount);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -369,8 +354,7 @@ MOCK_API cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)
     cubind_mock_begin("cublasGetLoggerCallback", __builtin_return_address(0));
     cubind_mock_arg(&userCallback, sizeof(cublasLogCallback *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (userCallback != NULL)
-            memset(userCallback, 0, sizeof *userCallback);
+        cubind_mock_zero(userCallback, sizeof *userCallback);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -647,8 +631,7 @@ MOCK_API cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -663,8 +646,7 @@ MOCK_API cublasStatus_t cublasSnrm2_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -679,8 +661,7 @@ MOCK_API cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -695,8 +676,7 @@ MOCK_API cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -711,8 +691,7 @@ MOCK_API cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -727,8 +706,7 @@ MOCK_API cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -743,8 +721,7 @@ MOCK_API cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -759,8 +736,7 @@ MOCK_API cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -849,8 +825,7 @@ MOCK_API cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float 
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -867,8 +842,7 @@ MOCK_API cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -885,8 +859,7 @@ MOCK_API cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -903,8 +876,7 @@ MOCK_API cublasStatus_t cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -921,8 +893,7 @@ MOCK_API cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -939,8 +910,7 @@ MOCK_API cublasStatus_t cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -957,8 +927,7 @@ MOCK_API cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -975,8 +944,7 @@ MOCK_API cublasStatus_t cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -993,8 +961,7 @@ MOCK_API cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1011,8 +978,7 @@ MOCK_API cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1029,8 +995,7 @@ MOCK_API cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1047,8 +1012,7 @@ MOCK_API cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1093,8 +1057,7 @@ MOCK_API cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1109,8 +1072,7 @@ MOCK_API cublasStatus_t cublasSscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1125,8 +1087,7 @@ MOCK_API cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1141,8 +1102,7 @@ MOCK_API cublasStatus_t cublasDscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1157,8 +1117,7 @@ MOCK_API cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1173,8 +1132,7 @@ MOCK_API cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1189,8 +1147,7 @@ MOCK_API cublasStatus_t cublasCsscal_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1205,8 +1162,7 @@ MOCK_API cublasStatus_t cublasCsscal_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1221,8 +1177,7 @@ MOCK_API cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1237,8 +1192,7 @@ MOCK_API cublasStatus_t cublasZscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1253,8 +1207,7 @@ MOCK_API cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1269,8 +1222,7 @@ MOCK_API cublasStatus_t cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1323,8 +1275,7 @@ MOCK_API cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1341,8 +1292,7 @@ MOCK_API cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1359,8 +1309,7 @@ MOCK_API cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1377,8 +1326,7 @@ MOCK_API cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1395,8 +1343,7 @@ MOCK_API cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1413,8 +1360,7 @@ MOCK_API cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1431,8 +1377,7 @@ MOCK_API cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1449,8 +1394,7 @@ MOCK_API cublasStatus_t cublasZaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1496,8 +1440,7 @@ MOCK_API cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1513,8 +1456,7 @@ MOCK_API cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1530,8 +1472,7 @@ MOCK_API cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1547,8 +1488,7 @@ MOCK_API cublasStatus_t cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1564,8 +1504,7 @@ MOCK_API cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1581,8 +1520,7 @@ MOCK_API cublasStatus_t cublasCcopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1598,8 +1536,7 @@ MOCK_API cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1615,8 +1552,7 @@ MOCK_API cublasStatus_t cublasZcopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1632,10 +1568,8 @@ MOCK_API cublasStatus_t cublasSswap_v2(cublasHandle_t handle, int n, float *x, i
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1651,10 +1585,8 @@ MOCK_API cublasStatus_t cublasSswap_v2_64(cublasHandle_t handle, int64_t n, floa
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1670,10 +1602,8 @@ MOCK_API cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, 
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1689,10 +1619,8 @@ MOCK_API cublasStatus_t cublasDswap_v2_64(cublasHandle_t handle, int64_t n, doub
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1708,10 +1636,8 @@ MOCK_API cublasStatus_t cublasCswap_v2(cublasHandle_t handle, int n, cuComplex *
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1727,10 +1653,8 @@ MOCK_API cublasStatus_t cublasCswap_v2_64(cublasHandle_t handle, int64_t n, cuCo
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1746,10 +1670,8 @@ MOCK_API cublasStatus_t cublasZswap_v2(cublasHandle_t handle, int n, cuDoubleCom
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1765,10 +1687,8 @@ MOCK_API cublasStatus_t cublasZswap_v2_64(cublasHandle_t handle, int64_t n, cuDo
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1813,8 +1733,7 @@ MOCK_API cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1829,8 +1748,7 @@ MOCK_API cublasStatus_t cublasIsamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1845,8 +1763,7 @@ MOCK_API cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1861,8 +1778,7 @@ MOCK_API cublasStatus_t cublasIdamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1877,8 +1793,7 @@ MOCK_API cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1893,8 +1808,7 @@ MOCK_API cublasStatus_t cublasIcamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1909,8 +1823,7 @@ MOCK_API cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1925,8 +1838,7 @@ MOCK_API cublasStatus_t cublasIzamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1942,8 +1854,7 @@ MOCK_API cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1959,8 +1870,7 @@ MOCK_API cublasStatus_t cublasIamaxEx_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1975,8 +1885,7 @@ MOCK_API cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -1991,8 +1900,7 @@ MOCK_API cublasStatus_t cublasIsamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2007,8 +1915,7 @@ MOCK_API cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2023,8 +1930,7 @@ MOCK_API cublasStatus_t cublasIdamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2039,8 +1945,7 @@ MOCK_API cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2055,8 +1960,7 @@ MOCK_API cublasStatus_t cublasIcamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2071,8 +1975,7 @@ MOCK_API cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2087,8 +1990,7 @@ MOCK_API cublasStatus_t cublasIzamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2104,8 +2006,7 @@ MOCK_API cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2121,8 +2022,7 @@ MOCK_API cublasStatus_t cublasIaminEx_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2167,8 +2067,7 @@ MOCK_API cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2183,8 +2082,7 @@ MOCK_API cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2199,8 +2097,7 @@ MOCK_API cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2215,8 +2112,7 @@ MOCK_API cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2231,8 +2127,7 @@ MOCK_API cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2247,8 +2142,7 @@ MOCK_API cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2263,8 +2157,7 @@ MOCK_API cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2279,8 +2172,7 @@ MOCK_API cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2298,10 +2190,8 @@ MOCK_API cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, in
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2319,10 +2209,8 @@ MOCK_API cublasStatus_t cublasSrot_v2_64(cublasHandle_t handle, int64_t n, float
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2340,10 +2228,8 @@ MOCK_API cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, i
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2361,10 +2247,8 @@ MOCK_API cublasStatus_t cublasDrot_v2_64(cublasHandle_t handle, int64_t n, doubl
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2382,10 +2266,8 @@ MOCK_API cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2403,10 +2285,8 @@ MOCK_API cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuCom
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2424,10 +2304,8 @@ MOCK_API cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2445,10 +2323,8 @@ MOCK_API cublasStatus_t cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuCo
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2466,10 +2342,8 @@ MOCK_API cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComp
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2487,10 +2361,8 @@ MOCK_API cublasStatus_t cublasZrot_v2_64(cublasHandle_t handle, int64_t n, cuDou
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2508,10 +2380,8 @@ MOCK_API cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleCom
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2529,10 +2399,8 @@ MOCK_API cublasStatus_t cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDo
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2585,14 +2453,10 @@ MOCK_API cublasStatus_t cublasSrotg_v2(cublasHandle_t handle, float *a, float *b
     cubind_mock_arg(&c, sizeof(float *));
     cubind_mock_arg(&s, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (a != NULL)
-            memset(a, 0, sizeof *a);
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (s != NULL)
-            memset(s, 0, sizeof *s);
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2607,14 +2471,10 @@ MOCK_API cublasStatus_t cublasDrotg_v2(cublasHandle_t handle, double *a, double 
     cubind_mock_arg(&c, sizeof(double *));
     cubind_mock_arg(&s, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (a != NULL)
-            memset(a, 0, sizeof *a);
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (s != NULL)
-            memset(s, 0, sizeof *s);
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2629,14 +2489,10 @@ MOCK_API cublasStatus_t cublasCrotg_v2(cublasHandle_t handle, cuComplex *a, cuCo
     cubind_mock_arg(&c, sizeof(float *));
     cubind_mock_arg(&s, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (a != NULL)
-            memset(a, 0, sizeof *a);
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (s != NULL)
-            memset(s, 0, sizeof *s);
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2651,14 +2507,10 @@ MOCK_API cublasStatus_t cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex *a
     cubind_mock_arg(&c, sizeof(double *));
     cubind_mock_arg(&s, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (a != NULL)
-            memset(a, 0, sizeof *a);
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (s != NULL)
-            memset(s, 0, sizeof *s);
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2690,10 +2542,8 @@ MOCK_API cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, i
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&param, sizeof(const float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2710,10 +2560,8 @@ MOCK_API cublasStatus_t cublasSrotm_v2_64(cublasHandle_t handle, int64_t n, floa
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&param, sizeof(const float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2730,10 +2578,8 @@ MOCK_API cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, 
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&param, sizeof(const double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2750,10 +2596,8 @@ MOCK_API cublasStatus_t cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, doub
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&param, sizeof(const double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2805,14 +2649,10 @@ MOCK_API cublasStatus_t cublasSrotmg_v2(cublasHandle_t handle, float *d1, float 
     cubind_mock_arg(&y1, sizeof(const float *));
     cubind_mock_arg(&param, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d1 != NULL)
-            memset(d1, 0, sizeof *d1);
-        if (d2 != NULL)
-            memset(d2, 0, sizeof *d2);
-        if (x1 != NULL)
-            memset(x1, 0, sizeof *x1);
-        if (param != NULL)
-            memset(param, 0, sizeof *param);
+        cubind_mock_zero(d1, sizeof *d1);
+        cubind_mock_zero(d2, sizeof *d2);
+        cubind_mock_zero(x1, sizeof *x1);
+        cubind_mock_zero(param, sizeof *param);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2828,14 +2668,10 @@ MOCK_API cublasStatus_t cublasDrotmg_v2(cublasHandle_t handle, double *d1, doubl
     cubind_mock_arg(&y1, sizeof(const double *));
     cubind_mock_arg(&param, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d1 != NULL)
-            memset(d1, 0, sizeof *d1);
-        if (d2 != NULL)
-            memset(d2, 0, sizeof *d2);
-        if (x1 != NULL)
-            memset(x1, 0, sizeof *x1);
-        if (param != NULL)
-            memset(param, 0, sizeof *param);
+        cubind_mock_zero(d1, sizeof *d1);
+        cubind_mock_zero(d2, sizeof *d2);
+        cubind_mock_zero(x1, sizeof *x1);
+        cubind_mock_zero(param, sizeof *param);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2876,8 +2712,7 @@ MOCK_API cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2899,8 +2734,7 @@ MOCK_API cublasStatus_t cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2922,8 +2756,7 @@ MOCK_API cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2945,8 +2778,7 @@ MOCK_API cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2968,8 +2800,7 @@ MOCK_API cublasStatus_t cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -2991,8 +2822,7 @@ MOCK_API cublasStatus_t cublasCgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3014,8 +2844,7 @@ MOCK_API cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3037,8 +2866,7 @@ MOCK_API cublasStatus_t cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3062,8 +2890,7 @@ MOCK_API cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3087,8 +2914,7 @@ MOCK_API cublasStatus_t cublasSgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3112,8 +2938,7 @@ MOCK_API cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3137,8 +2962,7 @@ MOCK_API cublasStatus_t cublasDgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3162,8 +2986,7 @@ MOCK_API cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3187,8 +3010,7 @@ MOCK_API cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3212,8 +3034,7 @@ MOCK_API cublasStatus_t cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3237,8 +3058,7 @@ MOCK_API cublasStatus_t cublasZgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3257,8 +3077,7 @@ MOCK_API cublasStatus_t cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3277,8 +3096,7 @@ MOCK_API cublasStatus_t cublasStrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3297,8 +3115,7 @@ MOCK_API cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3317,8 +3134,7 @@ MOCK_API cublasStatus_t cublasDtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3337,8 +3153,7 @@ MOCK_API cublasStatus_t cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3357,8 +3172,7 @@ MOCK_API cublasStatus_t cublasCtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3377,8 +3191,7 @@ MOCK_API cublasStatus_t cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3397,8 +3210,7 @@ MOCK_API cublasStatus_t cublasZtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3418,8 +3230,7 @@ MOCK_API cublasStatus_t cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3439,8 +3250,7 @@ MOCK_API cublasStatus_t cublasStbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3460,8 +3270,7 @@ MOCK_API cublasStatus_t cublasDtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3481,8 +3290,7 @@ MOCK_API cublasStatus_t cublasDtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3502,8 +3310,7 @@ MOCK_API cublasStatus_t cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3523,8 +3330,7 @@ MOCK_API cublasStatus_t cublasCtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3544,8 +3350,7 @@ MOCK_API cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3565,8 +3370,7 @@ MOCK_API cublasStatus_t cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3584,8 +3388,7 @@ MOCK_API cublasStatus_t cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3603,8 +3406,7 @@ MOCK_API cublasStatus_t cublasStpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3622,8 +3424,7 @@ MOCK_API cublasStatus_t cublasDtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3641,8 +3442,7 @@ MOCK_API cublasStatus_t cublasDtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3660,8 +3460,7 @@ MOCK_API cublasStatus_t cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3679,8 +3478,7 @@ MOCK_API cublasStatus_t cublasCtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3698,8 +3496,7 @@ MOCK_API cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3717,8 +3514,7 @@ MOCK_API cublasStatus_t cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3737,8 +3533,7 @@ MOCK_API cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3757,8 +3552,7 @@ MOCK_API cublasStatus_t cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3777,8 +3571,7 @@ MOCK_API cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3797,8 +3590,7 @@ MOCK_API cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3817,8 +3609,7 @@ MOCK_API cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3837,8 +3628,7 @@ MOCK_API cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3857,8 +3647,7 @@ MOCK_API cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3877,8 +3666,7 @@ MOCK_API cublasStatus_t cublasZtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3896,8 +3684,7 @@ MOCK_API cublasStatus_t cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3915,8 +3702,7 @@ MOCK_API cublasStatus_t cublasStpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3934,8 +3720,7 @@ MOCK_API cublasStatus_t cublasDtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3953,8 +3738,7 @@ MOCK_API cublasStatus_t cublasDtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3972,8 +3756,7 @@ MOCK_API cublasStatus_t cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -3991,8 +3774,7 @@ MOCK_API cublasStatus_t cublasCtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4010,8 +3792,7 @@ MOCK_API cublasStatus_t cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4029,8 +3810,7 @@ MOCK_API cublasStatus_t cublasZtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4050,8 +3830,7 @@ MOCK_API cublasStatus_t cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4071,8 +3850,7 @@ MOCK_API cublasStatus_t cublasStbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4092,8 +3870,7 @@ MOCK_API cublasStatus_t cublasDtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4113,8 +3890,7 @@ MOCK_API cublasStatus_t cublasDtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4134,8 +3910,7 @@ MOCK_API cublasStatus_t cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4155,8 +3930,7 @@ MOCK_API cublasStatus_t cublasCtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4176,8 +3950,7 @@ MOCK_API cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4197,8 +3970,7 @@ MOCK_API cublasStatus_t cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4219,8 +3991,7 @@ MOCK_API cublasStatus_t cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4241,8 +4012,7 @@ MOCK_API cublasStatus_t cublasSsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4263,8 +4033,7 @@ MOCK_API cublasStatus_t cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4285,8 +4054,7 @@ MOCK_API cublasStatus_t cublasDsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4307,8 +4075,7 @@ MOCK_API cublasStatus_t cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4329,8 +4096,7 @@ MOCK_API cublasStatus_t cublasCsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4351,8 +4117,7 @@ MOCK_API cublasStatus_t cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4373,8 +4138,7 @@ MOCK_API cublasStatus_t cublasZsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4395,8 +4159,7 @@ MOCK_API cublasStatus_t cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4417,8 +4180,7 @@ MOCK_API cublasStatus_t cublasChemv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4439,8 +4201,7 @@ MOCK_API cublasStatus_t cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4461,8 +4222,7 @@ MOCK_API cublasStatus_t cublasZhemv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4484,8 +4244,7 @@ MOCK_API cublasStatus_t cublasSsbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4507,8 +4266,7 @@ MOCK_API cublasStatus_t cublasSsbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4530,8 +4288,7 @@ MOCK_API cublasStatus_t cublasDsbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4553,8 +4310,7 @@ MOCK_API cublasStatus_t cublasDsbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4576,8 +4332,7 @@ MOCK_API cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4599,8 +4354,7 @@ MOCK_API cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4622,8 +4376,7 @@ MOCK_API cublasStatus_t cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4645,8 +4398,7 @@ MOCK_API cublasStatus_t cublasZhbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4666,8 +4418,7 @@ MOCK_API cublasStatus_t cublasSspmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4687,8 +4438,7 @@ MOCK_API cublasStatus_t cublasSspmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4708,8 +4458,7 @@ MOCK_API cublasStatus_t cublasDspmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4729,8 +4478,7 @@ MOCK_API cublasStatus_t cublasDspmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4750,8 +4498,7 @@ MOCK_API cublasStatus_t cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4771,8 +4518,7 @@ MOCK_API cublasStatus_t cublasChpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4792,8 +4538,7 @@ MOCK_API cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4813,8 +4558,7 @@ MOCK_API cublasStatus_t cublasZhpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4834,8 +4578,7 @@ MOCK_API cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4855,8 +4598,7 @@ MOCK_API cublasStatus_t cublasSger_v2_64(cublasHandle_t handle, int64_t m, int64
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4876,8 +4618,7 @@ MOCK_API cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4897,8 +4638,7 @@ MOCK_API cublasStatus_t cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4918,8 +4658,7 @@ MOCK_API cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4939,8 +4678,7 @@ MOCK_API cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4960,8 +4698,7 @@ MOCK_API cublasStatus_t cublasCgerc_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -4981,8 +4718,7 @@ MOCK_API cublasStatus_t cublasCgerc_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5002,8 +4738,7 @@ MOCK_API cublasStatus_t cublasZgeru_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5023,8 +4758,7 @@ MOCK_API cublasStatus_t cublasZgeru_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5044,8 +4778,7 @@ MOCK_API cublasStatus_t cublasZgerc_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5065,8 +4798,7 @@ MOCK_API cublasStatus_t cublasZgerc_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5084,8 +4816,7 @@ MOCK_API cublasStatus_t cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5103,8 +4834,7 @@ MOCK_API cublasStatus_t cublasSsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5122,8 +4852,7 @@ MOCK_API cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5141,8 +4870,7 @@ MOCK_API cublasStatus_t cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5160,8 +4888,7 @@ MOCK_API cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5179,8 +4906,7 @@ MOCK_API cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5198,8 +4924,7 @@ MOCK_API cublasStatus_t cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5217,8 +4942,7 @@ MOCK_API cublasStatus_t cublasZsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5236,8 +4960,7 @@ MOCK_API cublasStatus_t cublasCher_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5255,8 +4978,7 @@ MOCK_API cublasStatus_t cublasCher_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5274,8 +4996,7 @@ MOCK_API cublasStatus_t cublasZher_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5293,8 +5014,7 @@ MOCK_API cublasStatus_t cublasZher_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5311,8 +5031,7 @@ MOCK_API cublasStatus_t cublasSspr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5329,8 +5048,7 @@ MOCK_API cublasStatus_t cublasSspr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5347,8 +5065,7 @@ MOCK_API cublasStatus_t cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5365,8 +5082,7 @@ MOCK_API cublasStatus_t cublasDspr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5383,8 +5099,7 @@ MOCK_API cublasStatus_t cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5401,8 +5116,7 @@ MOCK_API cublasStatus_t cublasChpr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5419,8 +5133,7 @@ MOCK_API cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5437,8 +5150,7 @@ MOCK_API cublasStatus_t cublasZhpr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5458,8 +5170,7 @@ MOCK_API cublasStatus_t cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5479,8 +5190,7 @@ MOCK_API cublasStatus_t cublasSsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5500,8 +5210,7 @@ MOCK_API cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5521,8 +5230,7 @@ MOCK_API cublasStatus_t cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5542,8 +5250,7 @@ MOCK_API cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5563,8 +5270,7 @@ MOCK_API cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5584,8 +5290,7 @@ MOCK_API cublasStatus_t cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5605,8 +5310,7 @@ MOCK_API cublasStatus_t cublasZsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5626,8 +5330,7 @@ MOCK_API cublasStatus_t cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5647,8 +5350,7 @@ MOCK_API cublasStatus_t cublasCher2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5668,8 +5370,7 @@ MOCK_API cublasStatus_t cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5689,8 +5390,7 @@ MOCK_API cublasStatus_t cublasZher2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5709,8 +5409,7 @@ MOCK_API cublasStatus_t cublasSspr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5729,8 +5428,7 @@ MOCK_API cublasStatus_t cublasSspr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5749,8 +5447,7 @@ MOCK_API cublasStatus_t cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5769,8 +5466,7 @@ MOCK_API cublasStatus_t cublasDspr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5789,8 +5485,7 @@ MOCK_API cublasStatus_t cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5809,8 +5504,7 @@ MOCK_API cublasStatus_t cublasChpr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5829,8 +5523,7 @@ MOCK_API cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -5849,8 +5542,7 @@ MOCK_API cublasStatus_t cublasZhpr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6036,8 +5728,7 @@ MOCK_API cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6063,8 +5754,7 @@ MOCK_API cublasStatus_t cublasSgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6090,8 +5780,7 @@ MOCK_API cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6117,8 +5806,7 @@ MOCK_API cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6144,8 +5832,7 @@ MOCK_API cublasStatus_t cublasCgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6171,8 +5858,7 @@ MOCK_API cublasStatus_t cublasCgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6198,8 +5884,7 @@ MOCK_API cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6225,8 +5910,7 @@ MOCK_API cublasStatus_t cublasZgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6250,8 +5934,7 @@ MOCK_API cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6275,8 +5958,7 @@ MOCK_API cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6300,8 +5982,7 @@ MOCK_API cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6325,8 +6006,7 @@ MOCK_API cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6350,8 +6030,7 @@ MOCK_API cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6375,8 +6054,7 @@ MOCK_API cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6400,8 +6078,7 @@ MOCK_API cublasStatus_t cublasCgemm3m(cublasHandle_t handle, cublasOperation_t t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6425,8 +6102,7 @@ MOCK_API cublasStatus_t cublasCgemm3m_64(cublasHandle_t handle, cublasOperation_
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6498,8 +6174,7 @@ MOCK_API cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6523,8 +6198,7 @@ MOCK_API cublasStatus_t cublasZgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6548,8 +6222,7 @@ MOCK_API cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6573,8 +6246,7 @@ MOCK_API cublasStatus_t cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6743,8 +6415,7 @@ MOCK_API cublasStatus_t cublasSsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6765,8 +6436,7 @@ MOCK_API cublasStatus_t cublasSsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6787,8 +6457,7 @@ MOCK_API cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6809,8 +6478,7 @@ MOCK_API cublasStatus_t cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6831,8 +6499,7 @@ MOCK_API cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6853,8 +6520,7 @@ MOCK_API cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6875,8 +6541,7 @@ MOCK_API cublasStatus_t cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6897,8 +6562,7 @@ MOCK_API cublasStatus_t cublasZsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -6999,8 +6663,7 @@ MOCK_API cublasStatus_t cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7021,8 +6684,7 @@ MOCK_API cublasStatus_t cublasCherk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7043,8 +6705,7 @@ MOCK_API cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7065,8 +6726,7 @@ MOCK_API cublasStatus_t cublasZherk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7169,8 +6829,7 @@ MOCK_API cublasStatus_t cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7193,8 +6852,7 @@ MOCK_API cublasStatus_t cublasSsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7217,8 +6875,7 @@ MOCK_API cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7241,8 +6898,7 @@ MOCK_API cublasStatus_t cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7265,8 +6921,7 @@ MOCK_API cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7289,8 +6944,7 @@ MOCK_API cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7313,8 +6967,7 @@ MOCK_API cublasStatus_t cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7337,8 +6990,7 @@ MOCK_API cublasStatus_t cublasZsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7361,8 +7013,7 @@ MOCK_API cublasStatus_t cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7385,8 +7036,7 @@ MOCK_API cublasStatus_t cublasCher2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7409,8 +7059,7 @@ MOCK_API cublasStatus_t cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7433,8 +7082,7 @@ MOCK_API cublasStatus_t cublasZher2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7457,8 +7105,7 @@ MOCK_API cublasStatus_t cublasSsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7481,8 +7128,7 @@ MOCK_API cublasStatus_t cublasSsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7505,8 +7151,7 @@ MOCK_API cublasStatus_t cublasDsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7529,8 +7174,7 @@ MOCK_API cublasStatus_t cublasDsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7553,8 +7197,7 @@ MOCK_API cublasStatus_t cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7577,8 +7220,7 @@ MOCK_API cublasStatus_t cublasCsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7601,8 +7243,7 @@ MOCK_API cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7625,8 +7266,7 @@ MOCK_API cublasStatus_t cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7649,8 +7289,7 @@ MOCK_API cublasStatus_t cublasCherkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7673,8 +7312,7 @@ MOCK_API cublasStatus_t cublasCherkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7697,8 +7335,7 @@ MOCK_API cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7721,8 +7358,7 @@ MOCK_API cublasStatus_t cublasZherkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7745,8 +7381,7 @@ MOCK_API cublasStatus_t cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7769,8 +7404,7 @@ MOCK_API cublasStatus_t cublasSsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7793,8 +7427,7 @@ MOCK_API cublasStatus_t cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7817,8 +7450,7 @@ MOCK_API cublasStatus_t cublasDsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7841,8 +7473,7 @@ MOCK_API cublasStatus_t cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7865,8 +7496,7 @@ MOCK_API cublasStatus_t cublasCsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7889,8 +7519,7 @@ MOCK_API cublasStatus_t cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7913,8 +7542,7 @@ MOCK_API cublasStatus_t cublasZsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7937,8 +7565,7 @@ MOCK_API cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7961,8 +7588,7 @@ MOCK_API cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -7985,8 +7611,7 @@ MOCK_API cublasStatus_t cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8009,8 +7634,7 @@ MOCK_API cublasStatus_t cublasZhemm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8032,8 +7656,7 @@ MOCK_API cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8055,8 +7678,7 @@ MOCK_API cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8078,8 +7700,7 @@ MOCK_API cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8101,8 +7722,7 @@ MOCK_API cublasStatus_t cublasDtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8124,8 +7744,7 @@ MOCK_API cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8147,8 +7766,7 @@ MOCK_API cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8170,8 +7788,7 @@ MOCK_API cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8193,8 +7810,7 @@ MOCK_API cublasStatus_t cublasZtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8218,8 +7834,7 @@ MOCK_API cublasStatus_t cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8243,8 +7858,7 @@ MOCK_API cublasStatus_t cublasStrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8268,8 +7882,7 @@ MOCK_API cublasStatus_t cublasDtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8293,8 +7906,7 @@ MOCK_API cublasStatus_t cublasDtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8318,8 +7930,7 @@ MOCK_API cublasStatus_t cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8343,8 +7954,7 @@ MOCK_API cublasStatus_t cublasCtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8368,8 +7978,7 @@ MOCK_API cublasStatus_t cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8393,8 +8002,7 @@ MOCK_API cublasStatus_t cublasZtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8642,8 +8250,7 @@ MOCK_API cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8671,8 +8278,7 @@ MOCK_API cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8700,8 +8306,7 @@ MOCK_API cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8729,8 +8334,7 @@ MOCK_API cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8758,8 +8362,7 @@ MOCK_API cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8787,8 +8390,7 @@ MOCK_API cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8816,8 +8418,7 @@ MOCK_API cublasStatus_t cublasCgemm3mStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8845,8 +8446,7 @@ MOCK_API cublasStatus_t cublasCgemm3mStridedBatched_64(cublasHandle_t handle, cu
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8874,8 +8474,7 @@ MOCK_API cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -8903,8 +8502,7 @@ MOCK_API cublasStatus_t cublasZgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9187,8 +8785,7 @@ MOCK_API cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9211,8 +8808,7 @@ MOCK_API cublasStatus_t cublasSgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9235,8 +8831,7 @@ MOCK_API cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9259,8 +8854,7 @@ MOCK_API cublasStatus_t cublasDgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9283,8 +8877,7 @@ MOCK_API cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9307,8 +8900,7 @@ MOCK_API cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9331,8 +8923,7 @@ MOCK_API cublasStatus_t cublasZgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9355,8 +8946,7 @@ MOCK_API cublasStatus_t cublasZgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9536,8 +9126,7 @@ MOCK_API cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9557,8 +9146,7 @@ MOCK_API cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9578,8 +9166,7 @@ MOCK_API cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9599,8 +9186,7 @@ MOCK_API cublasStatus_t cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9620,8 +9206,7 @@ MOCK_API cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9641,8 +9226,7 @@ MOCK_API cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9662,8 +9246,7 @@ MOCK_API cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9683,8 +9266,7 @@ MOCK_API cublasStatus_t cublasZdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9702,8 +9284,7 @@ MOCK_API cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9721,8 +9302,7 @@ MOCK_API cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9740,8 +9320,7 @@ MOCK_API cublasStatus_t cublasCmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9759,8 +9338,7 @@ MOCK_API cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9778,8 +9356,7 @@ MOCK_API cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9797,8 +9374,7 @@ MOCK_API cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9816,8 +9392,7 @@ MOCK_API cublasStatus_t cublasCgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9835,8 +9410,7 @@ MOCK_API cublasStatus_t cublasZgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9858,10 +9432,8 @@ MOCK_API cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
-        if (devInfoArray != NULL)
-            memset(devInfoArray, 0, sizeof *devInfoArray);
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9883,10 +9455,8 @@ MOCK_API cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
-        if (devInfoArray != NULL)
-            memset(devInfoArray, 0, sizeof *devInfoArray);
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9908,10 +9478,8 @@ MOCK_API cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
-        if (devInfoArray != NULL)
-            memset(devInfoArray, 0, sizeof *devInfoArray);
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9933,10 +9501,8 @@ MOCK_API cublasStatus_t cublasZgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
-        if (devInfoArray != NULL)
-            memset(devInfoArray, 0, sizeof *devInfoArray);
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9952,8 +9518,7 @@ MOCK_API cublasStatus_t cublasStpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9969,8 +9534,7 @@ MOCK_API cublasStatus_t cublasDtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -9986,8 +9550,7 @@ MOCK_API cublasStatus_t cublasCtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10003,8 +9566,7 @@ MOCK_API cublasStatus_t cublasZtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10020,8 +9582,7 @@ MOCK_API cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10037,8 +9598,7 @@ MOCK_API cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10054,8 +9614,7 @@ MOCK_API cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10071,8 +9630,7 @@ MOCK_API cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (AP != NULL)
-            memset(AP, 0, sizeof *AP);
+        cubind_mock_zero(AP, sizeof *AP);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10089,10 +9647,8 @@ MOCK_API cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float 
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10109,10 +9665,8 @@ MOCK_API cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10129,10 +9683,8 @@ MOCK_API cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComp
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10149,10 +9701,8 @@ MOCK_API cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoub
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10171,8 +9721,7 @@ MOCK_API cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10191,8 +9740,7 @@ MOCK_API cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10211,8 +9759,7 @@ MOCK_API cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10231,8 +9778,7 @@ MOCK_API cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10253,8 +9799,7 @@ MOCK_API cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10275,8 +9820,7 @@ MOCK_API cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10297,8 +9841,7 @@ MOCK_API cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10319,8 +9862,7 @@ MOCK_API cublasStatus_t cublasZgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10348,8 +9890,7 @@ MOCK_API cublasStatus_t cublasUint8gemmBias(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&C_mult, sizeof(int));
     cubind_mock_arg(&C_shift, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10581,8 +10122,7 @@ MOCK_API cublasStatus_t cublasHSSgemvStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10608,8 +10148,7 @@ MOCK_API cublasStatus_t cublasHSSgemvStridedBatched_64(cublasHandle_t handle, cu
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10681,8 +10220,7 @@ MOCK_API cublasStatus_t cublasTSSgemvStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10708,8 +10246,7 @@ MOCK_API cublasStatus_t cublasTSSgemvStridedBatched_64(cublasHandle_t handle, cu
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10856,8 +10393,7 @@ MOCK_API cublasStatus_t cublasXtCreate(cublasXtHandle_t *handle)
     cubind_mock_begin("cublasXtCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10878,10 +10414,8 @@ MOCK_API cublasStatus_t cublasXtGetNumBoards(int nbDevices, int deviceId[], int 
     cubind_mock_arg(&deviceId, sizeof(int *));
     cubind_mock_arg(&nbBoards, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (deviceId != NULL)
-            memset(deviceId, 0, sizeof *deviceId);
-        if (nbBoards != NULL)
-            memset(nbBoards, 0, sizeof *nbBoards);
+        cubind_mock_zero(deviceId, sizeof *deviceId);
+        cubind_mock_zero(nbBoards, sizeof *nbBoards);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10892,8 +10426,7 @@ MOCK_API cublasStatus_t cublasXtMaxBoards(int *nbGpuBoards)
     cubind_mock_begin("cublasXtMaxBoards", __builtin_return_address(0));
     cubind_mock_arg(&nbGpuBoards, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nbGpuBoards != NULL)
-            memset(nbGpuBoards, 0, sizeof *nbGpuBoards);
+        cubind_mock_zero(nbGpuBoards, sizeof *nbGpuBoards);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10906,8 +10439,7 @@ MOCK_API cublasStatus_t cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevi
     cubind_mock_arg(&nbDevices, sizeof(int));
     cubind_mock_arg(&deviceId, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (deviceId != NULL)
-            memset(deviceId, 0, sizeof *deviceId);
+        cubind_mock_zero(deviceId, sizeof *deviceId);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10928,8 +10460,7 @@ MOCK_API cublasStatus_t cublasXtGetBlockDim(cublasXtHandle_t handle, int *blockD
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
     cubind_mock_arg(&blockDim, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (blockDim != NULL)
-            memset(blockDim, 0, sizeof *blockDim);
+        cubind_mock_zero(blockDim, sizeof *blockDim);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10941,8 +10472,7 @@ MOCK_API cublasStatus_t cublasXtGetPinningMemMode(cublasXtHandle_t handle, cubla
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasXtPinnedMemMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -10997,8 +10527,7 @@ MOCK_API cublasStatus_t cublasXtSgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11022,8 +10551,7 @@ MOCK_API cublasStatus_t cublasXtDgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11047,8 +10575,7 @@ MOCK_API cublasStatus_t cublasXtCgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11072,8 +10599,7 @@ MOCK_API cublasStatus_t cublasXtZgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11094,8 +10620,7 @@ MOCK_API cublasStatus_t cublasXtSsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11116,8 +10641,7 @@ MOCK_API cublasStatus_t cublasXtDsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11138,8 +10662,7 @@ MOCK_API cublasStatus_t cublasXtCsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11160,8 +10683,7 @@ MOCK_API cublasStatus_t cublasXtZsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11182,8 +10704,7 @@ MOCK_API cublasStatus_t cublasXtCherk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11204,8 +10725,7 @@ MOCK_API cublasStatus_t cublasXtZherk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11228,8 +10748,7 @@ MOCK_API cublasStatus_t cublasXtSsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11252,8 +10771,7 @@ MOCK_API cublasStatus_t cublasXtDsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11276,8 +10794,7 @@ MOCK_API cublasStatus_t cublasXtCsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11300,8 +10817,7 @@ MOCK_API cublasStatus_t cublasXtZsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11324,8 +10840,7 @@ MOCK_API cublasStatus_t cublasXtCherkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11348,8 +10863,7 @@ MOCK_API cublasStatus_t cublasXtZherkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11371,8 +10885,7 @@ MOCK_API cublasStatus_t cublasXtStrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11394,8 +10907,7 @@ MOCK_API cublasStatus_t cublasXtDtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11417,8 +10929,7 @@ MOCK_API cublasStatus_t cublasXtCtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11440,8 +10951,7 @@ MOCK_API cublasStatus_t cublasXtZtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11464,8 +10974,7 @@ MOCK_API cublasStatus_t cublasXtSsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11488,8 +10997,7 @@ MOCK_API cublasStatus_t cublasXtDsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11512,8 +11020,7 @@ MOCK_API cublasStatus_t cublasXtCsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11536,8 +11043,7 @@ MOCK_API cublasStatus_t cublasXtZsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11560,8 +11066,7 @@ MOCK_API cublasStatus_t cublasXtChemm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11584,8 +11089,7 @@ MOCK_API cublasStatus_t cublasXtZhemm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11608,8 +11112,7 @@ MOCK_API cublasStatus_t cublasXtSsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11632,8 +11135,7 @@ MOCK_API cublasStatus_t cublasXtDsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11656,8 +11158,7 @@ MOCK_API cublasStatus_t cublasXtCsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11680,8 +11181,7 @@ MOCK_API cublasStatus_t cublasXtZsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11704,8 +11204,7 @@ MOCK_API cublasStatus_t cublasXtCher2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11728,8 +11227,7 @@ MOCK_API cublasStatus_t cublasXtZher2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11751,8 +11249,7 @@ MOCK_API cublasStatus_t cublasXtSspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11774,8 +11271,7 @@ MOCK_API cublasStatus_t cublasXtDspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11797,8 +11293,7 @@ MOCK_API cublasStatus_t cublasXtCspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11820,8 +11315,7 @@ MOCK_API cublasStatus_t cublasXtZspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11845,8 +11339,7 @@ MOCK_API cublasStatus_t cublasXtStrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11870,8 +11363,7 @@ MOCK_API cublasStatus_t cublasXtDtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11895,8 +11387,7 @@ MOCK_API cublasStatus_t cublasXtCtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -11920,8 +11411,7 @@ MOCK_API cublasStatus_t cublasXtZtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cublasStatus_t)cubind_mock_status();
 }

@@ -20,8 +20,7 @@ MOCK_API cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)
     cubind_mock_begin("cublasLtCreate", __builtin_return_address(0));
     cubind_mock_arg(&lightHandle, sizeof(cublasLtHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lightHandle != NULL)
-            memset(lightHandle, 0, sizeof *lightHandle);
+        cubind_mock_zero(lightHandle, sizeof *lightHandle);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -71,8 +70,7 @@ MOCK_API cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcublasLt reports it (property) */
@@ -87,8 +85,7 @@ MOCK_API cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
     cubind_mock_begin("cublasLtHeuristicsCacheGetCapacity", __builtin_return_address(0));
     cubind_mock_arg(&capacity, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (capacity != NULL)
-            memset(capacity, 0, sizeof *capacity);
+        cubind_mock_zero(capacity, sizeof *capacity);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -130,16 +127,11 @@ MOCK_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMat
     cubind_mock_arg(&workspaceSizeInBytes, sizeof(size_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (computeDesc != NULL)
-            memset(computeDesc, 0, sizeof *computeDesc);
-        if (Adesc != NULL)
-            memset(Adesc, 0, sizeof *Adesc);
-        if (Bdesc != NULL)
-            memset(Bdesc, 0, sizeof *Bdesc);
-        if (Cdesc != NULL)
-            memset(Cdesc, 0, sizeof *Cdesc);
-        if (Ddesc != NULL)
-            memset(Ddesc, 0, sizeof *Ddesc);
+        cubind_mock_zero(computeDesc, sizeof *computeDesc);
+        cubind_mock_zero(Adesc, sizeof *Adesc);
+        cubind_mock_zero(Bdesc, sizeof *Bdesc);
+        cubind_mock_zero(Cdesc, sizeof *Cdesc);
+        cubind_mock_zero(Ddesc, sizeof *Ddesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -160,14 +152,10 @@ MOCK_API cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cu
     cubind_mock_arg(&Cdesc, sizeof(cublasLtMatrixLayout_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (transformDesc != NULL)
-            memset(transformDesc, 0, sizeof *transformDesc);
-        if (Adesc != NULL)
-            memset(Adesc, 0, sizeof *Adesc);
-        if (Bdesc != NULL)
-            memset(Bdesc, 0, sizeof *Bdesc);
-        if (Cdesc != NULL)
-            memset(Cdesc, 0, sizeof *Cdesc);
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
+        cubind_mock_zero(Adesc, sizeof *Adesc);
+        cubind_mock_zero(Bdesc, sizeof *Bdesc);
+        cubind_mock_zero(Cdesc, sizeof *Cdesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -183,8 +171,7 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t
     cubind_mock_arg(&cols, sizeof(uint64_t));
     cubind_mock_arg(&ld, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matLayout != NULL)
-            memset(matLayout, 0, sizeof *matLayout);
+        cubind_mock_zero(matLayout, sizeof *matLayout);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -199,8 +186,7 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLa
     cubind_mock_arg(&cols, sizeof(uint64_t));
     cubind_mock_arg(&ld, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matLayout != NULL)
-            memset(matLayout, 0, sizeof *matLayout);
+        cubind_mock_zero(matLayout, sizeof *matLayout);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -211,8 +197,7 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLa
     cubind_mock_begin("cublasLtMatrixLayoutDestroy", __builtin_return_address(0));
     cubind_mock_arg(&matLayout, sizeof(cublasLtMatrixLayout_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matLayout != NULL)
-            memset(matLayout, 0, sizeof *matLayout);
+        cubind_mock_zero(matLayout, sizeof *matLayout);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -226,8 +211,7 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t 
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matLayout != NULL)
-            memset(matLayout, 0, sizeof *matLayout);
+        cubind_mock_zero(matLayout, sizeof *matLayout);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -242,10 +226,8 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t 
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matLayout != NULL)
-            memset(matLayout, 0, sizeof *matLayout);
-        if (sizeWritten != NULL)
-            memset(sizeWritten, 0, sizeof *sizeWritten);
+        cubind_mock_zero(matLayout, sizeof *matLayout);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -259,8 +241,7 @@ MOCK_API cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t mat
     cubind_mock_arg(&computeType, sizeof(cublasComputeType_t));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matmulDesc != NULL)
-            memset(matmulDesc, 0, sizeof *matmulDesc);
+        cubind_mock_zero(matmulDesc, sizeof *matmulDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -273,8 +254,7 @@ MOCK_API cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDes
     cubind_mock_arg(&computeType, sizeof(cublasComputeType_t));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matmulDesc != NULL)
-            memset(matmulDesc, 0, sizeof *matmulDesc);
+        cubind_mock_zero(matmulDesc, sizeof *matmulDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -285,8 +265,7 @@ MOCK_API cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDes
     cubind_mock_begin("cublasLtMatmulDescDestroy", __builtin_return_address(0));
     cubind_mock_arg(&matmulDesc, sizeof(cublasLtMatmulDesc_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matmulDesc != NULL)
-            memset(matmulDesc, 0, sizeof *matmulDesc);
+        cubind_mock_zero(matmulDesc, sizeof *matmulDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -300,8 +279,7 @@ MOCK_API cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matm
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matmulDesc != NULL)
-            memset(matmulDesc, 0, sizeof *matmulDesc);
+        cubind_mock_zero(matmulDesc, sizeof *matmulDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -316,10 +294,8 @@ MOCK_API cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matm
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matmulDesc != NULL)
-            memset(matmulDesc, 0, sizeof *matmulDesc);
-        if (sizeWritten != NULL)
-            memset(sizeWritten, 0, sizeof *sizeWritten);
+        cubind_mock_zero(matmulDesc, sizeof *matmulDesc);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -332,8 +308,7 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixT
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (transformDesc != NULL)
-            memset(transformDesc, 0, sizeof *transformDesc);
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -345,8 +320,7 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransfor
     cubind_mock_arg(&transformDesc, sizeof(cublasLtMatrixTransformDesc_t *));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (transformDesc != NULL)
-            memset(transformDesc, 0, sizeof *transformDesc);
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -357,8 +331,7 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransfo
     cubind_mock_begin("cublasLtMatrixTransformDescDestroy", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cublasLtMatrixTransformDesc_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (transformDesc != NULL)
-            memset(transformDesc, 0, sizeof *transformDesc);
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -372,8 +345,7 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTr
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (transformDesc != NULL)
-            memset(transformDesc, 0, sizeof *transformDesc);
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -388,10 +360,8 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTr
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (transformDesc != NULL)
-            memset(transformDesc, 0, sizeof *transformDesc);
-        if (sizeWritten != NULL)
-            memset(sizeWritten, 0, sizeof *sizeWritten);
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -456,8 +426,7 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPref
     cubind_mock_arg(&pref, sizeof(cublasLtMatmulPreference_t));
     cubind_mock_arg(&size, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pref != NULL)
-            memset(pref, 0, sizeof *pref);
+        cubind_mock_zero(pref, sizeof *pref);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -468,8 +437,7 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_
     cubind_mock_begin("cublasLtMatmulPreferenceCreate", __builtin_return_address(0));
     cubind_mock_arg(&pref, sizeof(cublasLtMatmulPreference_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pref != NULL)
-            memset(pref, 0, sizeof *pref);
+        cubind_mock_zero(pref, sizeof *pref);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -480,8 +448,7 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference
     cubind_mock_begin("cublasLtMatmulPreferenceDestroy", __builtin_return_address(0));
     cubind_mock_arg(&pref, sizeof(cublasLtMatmulPreference_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pref != NULL)
-            memset(pref, 0, sizeof *pref);
+        cubind_mock_zero(pref, sizeof *pref);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -495,8 +462,7 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPrefe
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pref != NULL)
-            memset(pref, 0, sizeof *pref);
+        cubind_mock_zero(pref, sizeof *pref);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -511,10 +477,8 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPrefe
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pref != NULL)
-            memset(pref, 0, sizeof *pref);
-        if (sizeWritten != NULL)
-            memset(sizeWritten, 0, sizeof *sizeWritten);
+        cubind_mock_zero(pref, sizeof *pref);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -534,22 +498,14 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHan
     cubind_mock_arg(&heuristicResultsArray, sizeof(cublasLtMatmulHeuristicResult_t *));
     cubind_mock_arg(&returnAlgoCount, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (operationDesc != NULL)
-            memset(operationDesc, 0, sizeof *operationDesc);
-        if (Adesc != NULL)
-            memset(Adesc, 0, sizeof *Adesc);
-        if (Bdesc != NULL)
-            memset(Bdesc, 0, sizeof *Bdesc);
-        if (Cdesc != NULL)
-            memset(Cdesc, 0, sizeof *Cdesc);
-        if (Ddesc != NULL)
-            memset(Ddesc, 0, sizeof *Ddesc);
-        if (preference != NULL)
-            memset(preference, 0, sizeof *preference);
-        if (heuristicResultsArray != NULL)
-            memset(heuristicResultsArray, 0, sizeof *heuristicResultsArray);
-        if (returnAlgoCount != NULL)
-            memset(returnAlgoCount, 0, sizeof *returnAlgoCount);
+        cubind_mock_zero(operationDesc, sizeof *operationDesc);
+        cubind_mock_zero(Adesc, sizeof *Adesc);
+        cubind_mock_zero(Bdesc, sizeof *Bdesc);
+        cubind_mock_zero(Cdesc, sizeof *Cdesc);
+        cubind_mock_zero(Ddesc, sizeof *Ddesc);
+        cubind_mock_zero(preference, sizeof *preference);
+        cubind_mock_zero(heuristicResultsArray, sizeof *heuristicResultsArray);
+        cubind_mock_zero(returnAlgoCount, sizeof *returnAlgoCount);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -569,10 +525,8 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, c
     cubind_mock_arg(&algoIdsArray, sizeof(int *));
     cubind_mock_arg(&returnAlgoCount, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (algoIdsArray != NULL)
-            memset(algoIdsArray, 0, sizeof *algoIdsArray);
-        if (returnAlgoCount != NULL)
-            memset(returnAlgoCount, 0, sizeof *returnAlgoCount);
+        cubind_mock_zero(algoIdsArray, sizeof *algoIdsArray);
+        cubind_mock_zero(returnAlgoCount, sizeof *returnAlgoCount);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -591,8 +545,7 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cub
     cubind_mock_arg(&algoId, sizeof(int));
     cubind_mock_arg(&algo, sizeof(cublasLtMatmulAlgo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (algo != NULL)
-            memset(algo, 0, sizeof *algo);
+        cubind_mock_zero(algo, sizeof *algo);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -610,18 +563,12 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cu
     cubind_mock_arg(&algo, sizeof(const cublasLtMatmulAlgo_t *));
     cubind_mock_arg(&result, sizeof(cublasLtMatmulHeuristicResult_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (operationDesc != NULL)
-            memset(operationDesc, 0, sizeof *operationDesc);
-        if (Adesc != NULL)
-            memset(Adesc, 0, sizeof *Adesc);
-        if (Bdesc != NULL)
-            memset(Bdesc, 0, sizeof *Bdesc);
-        if (Cdesc != NULL)
-            memset(Cdesc, 0, sizeof *Cdesc);
-        if (Ddesc != NULL)
-            memset(Ddesc, 0, sizeof *Ddesc);
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(operationDesc, sizeof *operationDesc);
+        cubind_mock_zero(Adesc, sizeof *Adesc);
+        cubind_mock_zero(Bdesc, sizeof *Bdesc);
+        cubind_mock_zero(Cdesc, sizeof *Cdesc);
+        cubind_mock_zero(Ddesc, sizeof *Ddesc);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -636,8 +583,7 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAl
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeWritten != NULL)
-            memset(sizeWritten, 0, sizeof *sizeWritten);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -651,8 +597,7 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (algo != NULL)
-            memset(algo, 0, sizeof *algo);
+        cubind_mock_zero(algo, sizeof *algo);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -667,8 +612,7 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmu
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeWritten != NULL)
-            memset(sizeWritten, 0, sizeof *sizeWritten);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -687,8 +631,7 @@ MOCK_API cublasStatus_t cublasLtLoggerSetFile(FILE *file)
     cubind_mock_begin("cublasLtLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (file != NULL)
-            memset(file, 0, sizeof *file);
+        cubind_mock_zero(file, sizeof *file);
     }
     return (cublasStatus_t)cubind_mock_status();
 }

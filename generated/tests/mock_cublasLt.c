@@ -22,8 +22,7 @@ MOCK_API cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)
     cubind_mock_begin("cublasLtCreate", __builtin_return_address(0));
     cubind_mock_arg(&lightHandle, sizeof(cublasLtHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lightHandle != NULL)
-            memset(lightHandle, 0, sizeof *lightHandle);
+        cubind_mock_zero(lightHandle, sizeof *lightHandle);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -73,8 +72,7 @@ MOCK_API cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcublasLt reports it (property) */
@@ -89,8 +87,7 @@ MOCK_API cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
     cubind_mock_begin("cublasLtHeuristicsCacheGetCapacity", __builtin_return_address(0));
     cubind_mock_arg(&capacity, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (capacity != NULL)
-            memset(capacity, 0, sizeof *capacity);
+        cubind_mock_zero(capacity, sizeof *capacity);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -132,16 +129,11 @@ MOCK_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMat
     cubind_mock_arg(&workspaceSizeInBytes, sizeof(size_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (computeDesc != NULL)
-            memset(computeDesc, 0, sizeof *computeDesc);
-        if (Adesc != NULL)
-            memset(Adesc, 0, sizeof *Adesc);
-        if (Bdesc != NULL)
-            memset(Bdesc, 0, sizeof *Bdesc);
-        if (Cdesc != NULL)
-            memset(Cdesc, 0, sizeof *Cdesc);
-        if (Ddesc != NULL)
-            memset(Ddesc, 0, sizeof *Ddesc);
+        cubind_mock_zero(computeDesc, sizeof *computeDesc);
+        cubind_mock_zero(Adesc, sizeof *Adesc);
+        cubind_mock_zero(Bdesc, sizeof *Bdesc);
+        cubind_mock_zero(Cdesc, sizeof *Cdesc);
+        cubind_mock_zero(Ddesc, sizeof *Ddesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -162,14 +154,10 @@ MOCK_API cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cu
     cubind_mock_arg(&Cdesc, sizeof(cublasLtMatrixLayout_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (transformDesc != NULL)
-            memset(transformDesc, 0, sizeof *transformDesc);
-        if (Adesc != NULL)
-            memset(Adesc, 0, sizeof *Adesc);
-        if (Bdesc != NULL)
-            memset(Bdesc, 0, sizeof *Bdesc);
-        if (Cdesc != NULL)
-            memset(Cdesc, 0, sizeof *Cdesc);
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
+        cubind_mock_zero(Adesc, sizeof *Adesc);
+        cubind_mock_zero(Bdesc, sizeof *Bdesc);
+        cubind_mock_zero(Cdesc, sizeof *Cdesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -185,8 +173,7 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t
     cubind_mock_arg(&cols, sizeof(uint64_t));
     cubind_mock_arg(&ld, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matLayout != NULL)
-            memset(matLayout, 0, sizeof *matLayout);
+        cubind_mock_zero(matLayout, sizeof *matLayout);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -201,8 +188,7 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLa
     cubind_mock_arg(&cols, sizeof(uint64_t));
     cubind_mock_arg(&ld, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matLayout != NULL)
-            memset(matLayout, 0, sizeof *matLayout);
+        cubind_mock_zero(matLayout, sizeof *matLayout);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -213,8 +199,7 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLa
     cubind_mock_begin("cublasLtMatrixLayoutDestroy", __builtin_return_address(0));
     cubind_mock_arg(&matLayout, sizeof(cublasLtMatrixLayout_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matLayout != NULL)
-            memset(matLayout, 0, sizeof *matLayout);
+        cubind_mock_zero(matLayout, sizeof *matLayout);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -228,8 +213,7 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t 
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matLayout != NULL)
-            memset(matLayout, 0, sizeof *matLayout);
+        cubind_mock_zero(matLayout, sizeof *matLayout);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -244,10 +228,8 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t 
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matLayout != NULL)
-            memset(matLayout, 0, sizeof *matLayout);
-        if (sizeWritten != NULL)
-            memset(sizeWritten, 0, sizeof *sizeWritten);
+        cubind_mock_zero(matLayout, sizeof *matLayout);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -261,8 +243,7 @@ MOCK_API cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t mat
     cubind_mock_arg(&computeType, sizeof(cublasComputeType_t));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matmulDesc != NULL)
-            memset(matmulDesc, 0, sizeof *matmulDesc);
+        cubind_mock_zero(matmulDesc, sizeof *matmulDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -275,8 +256,7 @@ MOCK_API cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDes
     cubind_mock_arg(&computeType, sizeof(cublasComputeType_t));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matmulDesc != NULL)
-            memset(matmulDesc, 0, sizeof *matmulDesc);
+        cubind_mock_zero(matmulDesc, sizeof *matmulDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -287,8 +267,7 @@ MOCK_API cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDes
     cubind_mock_begin("cublasLtMatmulDescDestroy", __builtin_return_address(0));
     cubind_mock_arg(&matmulDesc, sizeof(cublasLtMatmulDesc_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matmulDesc != NULL)
-            memset(matmulDesc, 0, sizeof *matmulDesc);
+        cubind_mock_zero(matmulDesc, sizeof *matmulDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -302,8 +281,7 @@ MOCK_API cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matm
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matmulDesc != NULL)
-            memset(matmulDesc, 0, sizeof *matmulDesc);
+        cubind_mock_zero(matmulDesc, sizeof *matmulDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -318,10 +296,8 @@ MOCK_API cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matm
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (matmulDesc != NULL)
-            memset(matmulDesc, 0, sizeof *matmulDesc);
-        if (sizeWritten != NULL)
-            memset(sizeWritten, 0, sizeof *sizeWritten);
+        cubind_mock_zero(matmulDesc, sizeof *matmulDesc);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -334,8 +310,7 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixT
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (transformDesc != NULL)
-            memset(transformDesc, 0, sizeof *transformDesc);
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -347,8 +322,7 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransfor
     cubind_mock_arg(&transformDesc, sizeof(cublasLtMatrixTransformDesc_t *));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (transformDesc != NULL)
-            memset(transformDesc, 0, sizeof *transformDesc);
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -359,8 +333,7 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransfo
     cubind_mock_begin("cublasLtMatrixTransformDescDestroy", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cublasLtMatrixTransformDesc_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (transformDesc != NULL)
-            memset(transformDesc, 0, sizeof *transformDesc);
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -374,8 +347,7 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTr
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (transformDesc != NULL)
-            memset(transformDesc, 0, sizeof *transformDesc);
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -390,10 +362,8 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTr
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (transformDesc != NULL)
-            memset(transformDesc, 0, sizeof *transformDesc);
-        if (sizeWritten != NULL)
-            memset(sizeWritten, 0, sizeof *sizeWritten);
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -405,8 +375,7 @@ MOCK_API cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc
     cubind_mock_arg(&emulationDesc, sizeof(cublasLtEmulationDesc_t));
     cubind_mock_arg(&size, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (emulationDesc != NULL)
-            memset(emulationDesc, 0, sizeof *emulationDesc);
+        cubind_mock_zero(emulationDesc, sizeof *emulationDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -417,8 +386,7 @@ MOCK_API cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emu
     cubind_mock_begin("cublasLtEmulationDescCreate", __builtin_return_address(0));
     cubind_mock_arg(&emulationDesc, sizeof(cublasLtEmulationDesc_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (emulationDesc != NULL)
-            memset(emulationDesc, 0, sizeof *emulationDesc);
+        cubind_mock_zero(emulationDesc, sizeof *emulationDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -429,8 +397,7 @@ MOCK_API cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emu
     cubind_mock_begin("cublasLtEmulationDescDestroy", __builtin_return_address(0));
     cubind_mock_arg(&emulationDesc, sizeof(cublasLtEmulationDesc_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (emulationDesc != NULL)
-            memset(emulationDesc, 0, sizeof *emulationDesc);
+        cubind_mock_zero(emulationDesc, sizeof *emulationDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -444,8 +411,7 @@ MOCK_API cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (emulationDesc != NULL)
-            memset(emulationDesc, 0, sizeof *emulationDesc);
+        cubind_mock_zero(emulationDesc, sizeof *emulationDesc);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -460,10 +426,8 @@ MOCK_API cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (emulationDesc != NULL)
-            memset(emulationDesc, 0, sizeof *emulationDesc);
-        if (sizeWritten != NULL)
-            memset(sizeWritten, 0, sizeof *sizeWritten);
+        cubind_mock_zero(emulationDesc, sizeof *emulationDesc);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -475,8 +439,7 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPref
     cubind_mock_arg(&pref, sizeof(cublasLtMatmulPreference_t));
     cubind_mock_arg(&size, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pref != NULL)
-            memset(pref, 0, sizeof *pref);
+        cubind_mock_zero(pref, sizeof *pref);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -487,8 +450,7 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_
     cubind_mock_begin("cublasLtMatmulPreferenceCreate", __builtin_return_address(0));
     cubind_mock_arg(&pref, sizeof(cublasLtMatmulPreference_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pref != NULL)
-            memset(pref, 0, sizeof *pref);
+        cubind_mock_zero(pref, sizeof *pref);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -499,8 +461,7 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference
     cubind_mock_begin("cublasLtMatmulPreferenceDestroy", __builtin_return_address(0));
     cubind_mock_arg(&pref, sizeof(cublasLtMatmulPreference_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pref != NULL)
-            memset(pref, 0, sizeof *pref);
+        cubind_mock_zero(pref, sizeof *pref);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -514,8 +475,7 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPrefe
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pref != NULL)
-            memset(pref, 0, sizeof *pref);
+        cubind_mock_zero(pref, sizeof *pref);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -530,10 +490,8 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPrefe
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pref != NULL)
-            memset(pref, 0, sizeof *pref);
-        if (sizeWritten != NULL)
-            memset(sizeWritten, 0, sizeof *sizeWritten);
+        cubind_mock_zero(pref, sizeof *pref);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -553,22 +511,14 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHan
     cubind_mock_arg(&heuristicResultsArray, sizeof(cublasLtMatmulHeuristicResult_t *));
     cubind_mock_arg(&returnAlgoCount, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (operationDesc != NULL)
-            memset(operationDesc, 0, sizeof *operationDesc);
-        if (Adesc != NULL)
-            memset(Adesc, 0, sizeof *Adesc);
-        if (Bdesc != NULL)
-            memset(Bdesc, 0, sizeof *Bdesc);
-        if (Cdesc != NULL)
-            memset(Cdesc, 0, sizeof *Cdesc);
-        if (Ddesc != NULL)
-            memset(Ddesc, 0, sizeof *Ddesc);
-        if (preference != NULL)
-            memset(preference, 0, sizeof *preference);
-        if (heuristicResultsArray != NULL)
-            memset(heuristicResultsArray, 0, sizeof *heuristicResultsArray);
-        if (returnAlgoCount != NULL)
-            memset(returnAlgoCount, 0, sizeof *returnAlgoCount);
+        cubind_mock_zero(operationDesc, sizeof *operationDesc);
+        cubind_mock_zero(Adesc, sizeof *Adesc);
+        cubind_mock_zero(Bdesc, sizeof *Bdesc);
+        cubind_mock_zero(Cdesc, sizeof *Cdesc);
+        cubind_mock_zero(Ddesc, sizeof *Ddesc);
+        cubind_mock_zero(preference, sizeof *preference);
+        cubind_mock_zero(heuristicResultsArray, sizeof *heuristicResultsArray);
+        cubind_mock_zero(returnAlgoCount, sizeof *returnAlgoCount);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -588,10 +538,8 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, c
     cubind_mock_arg(&algoIdsArray, sizeof(int *));
     cubind_mock_arg(&returnAlgoCount, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (algoIdsArray != NULL)
-            memset(algoIdsArray, 0, sizeof *algoIdsArray);
-        if (returnAlgoCount != NULL)
-            memset(returnAlgoCount, 0, sizeof *returnAlgoCount);
+        cubind_mock_zero(algoIdsArray, sizeof *algoIdsArray);
+        cubind_mock_zero(returnAlgoCount, sizeof *returnAlgoCount);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -610,8 +558,7 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cub
     cubind_mock_arg(&algoId, sizeof(int));
     cubind_mock_arg(&algo, sizeof(cublasLtMatmulAlgo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (algo != NULL)
-            memset(algo, 0, sizeof *algo);
+        cubind_mock_zero(algo, sizeof *algo);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -629,18 +576,12 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cu
     cubind_mock_arg(&algo, sizeof(const cublasLtMatmulAlgo_t *));
     cubind_mock_arg(&result, sizeof(cublasLtMatmulHeuristicResult_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (operationDesc != NULL)
-            memset(operationDesc, 0, sizeof *operationDesc);
-        if (Adesc != NULL)
-            memset(Adesc, 0, sizeof *Adesc);
-        if (Bdesc != NULL)
-            memset(Bdesc, 0, sizeof *Bdesc);
-        if (Cdesc != NULL)
-            memset(Cdesc, 0, sizeof *Cdesc);
-        if (Ddesc != NULL)
-            memset(Ddesc, 0, sizeof *Ddesc);
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
+        cubind_mock_zero(operationDesc, sizeof *operationDesc);
+        cubind_mock_zero(Adesc, sizeof *Adesc);
+        cubind_mock_zero(Bdesc, sizeof *Bdesc);
+        cubind_mock_zero(Cdesc, sizeof *Cdesc);
+        cubind_mock_zero(Ddesc, sizeof *Ddesc);
+        cubind_mock_zero(result, sizeof *result);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -655,8 +596,7 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAl
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeWritten != NULL)
-            memset(sizeWritten, 0, sizeof *sizeWritten);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -670,8 +610,7 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (algo != NULL)
-            memset(algo, 0, sizeof *algo);
+        cubind_mock_zero(algo, sizeof *algo);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -686,8 +625,7 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmu
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeWritten != NULL)
-            memset(sizeWritten, 0, sizeof *sizeWritten);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
     }
     return (cublasStatus_t)cubind_mock_status();
 }
@@ -706,8 +644,7 @@ MOCK_API cublasStatus_t cublasLtLoggerSetFile(FILE *file)
     cubind_mock_begin("cublasLtLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (file != NULL)
-            memset(file, 0, sizeof *file);
+        cubind_mock_zero(file, sizeof *file);
     }
     return (cublasStatus_t)cubind_mock_status();
 }

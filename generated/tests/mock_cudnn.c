@@ -67,8 +67,7 @@ MOCK_API void cudnnGetLastErrorString(char *message, size_t max_size)
     cubind_mock_arg(&message, sizeof(char *));
     cubind_mock_arg(&max_size, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (message != NULL)
-            memset(message, 0, sizeof *message);
+        cubind_mock_zero(message, sizeof *message);
     }
 }
 
@@ -81,8 +80,7 @@ MOCK_API cudnnStatus_t cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_
     cubind_mock_arg(&mode, sizeof(cudnnErrQueryMode_t));
     cubind_mock_arg(&tag, sizeof(cudnnRuntimeTag_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rstatus != NULL)
-            memset(rstatus, 0, sizeof *rstatus);
+        cubind_mock_zero(rstatus, sizeof *rstatus);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -94,8 +92,7 @@ MOCK_API cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -106,8 +103,7 @@ MOCK_API cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)
     cubind_mock_begin("cudnnCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -136,8 +132,7 @@ MOCK_API cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *stream
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -160,12 +155,9 @@ MOCK_API cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnC
     cubind_mock_arg(&udata, sizeof(void **));
     cubind_mock_arg(&fptr, sizeof(cudnnCallback_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mask != NULL)
-            memset(mask, 0, sizeof *mask);
-        if (udata != NULL)
-            memset(udata, 0, sizeof *udata);
-        if (fptr != NULL)
-            memset(fptr, 0, sizeof *fptr);
+        cubind_mock_zero(mask, sizeof *mask);
+        cubind_mock_zero(udata, sizeof *udata);
+        cubind_mock_zero(fptr, sizeof *fptr);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -184,8 +176,7 @@ MOCK_API cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t
     cubind_mock_arg(&descriptorType, sizeof(cudnnBackendDescriptorType_t));
     cubind_mock_arg(&descriptor, sizeof(cudnnBackendDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (descriptor != NULL)
-            memset(descriptor, 0, sizeof *descriptor);
+        cubind_mock_zero(descriptor, sizeof *descriptor);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -237,8 +228,7 @@ MOCK_API cudnnStatus_t cudnnBackendGetAttribute(const cudnnBackendDescriptor_t d
     cubind_mock_arg(&elementCount, sizeof(int64_t *));
     cubind_mock_arg(&arrayOfElements, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (elementCount != NULL)
-            memset(elementCount, 0, sizeof *elementCount);
+        cubind_mock_zero(elementCount, sizeof *elementCount);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -281,8 +271,7 @@ MOCK_API cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tens
     cubind_mock_begin("cudnnCreateTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&tensorDesc, sizeof(cudnnTensorDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tensorDesc != NULL)
-            memset(tensorDesc, 0, sizeof *tensorDesc);
+        cubind_mock_zero(tensorDesc, sizeof *tensorDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -333,24 +322,15 @@ MOCK_API cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t 
     cubind_mock_arg(&hStride, sizeof(int *));
     cubind_mock_arg(&wStride, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dataType != NULL)
-            memset(dataType, 0, sizeof *dataType);
-        if (n != NULL)
-            memset(n, 0, sizeof *n);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (h != NULL)
-            memset(h, 0, sizeof *h);
-        if (w != NULL)
-            memset(w, 0, sizeof *w);
-        if (nStride != NULL)
-            memset(nStride, 0, sizeof *nStride);
-        if (cStride != NULL)
-            memset(cStride, 0, sizeof *cStride);
-        if (hStride != NULL)
-            memset(hStride, 0, sizeof *hStride);
-        if (wStride != NULL)
-            memset(wStride, 0, sizeof *wStride);
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(h, sizeof *h);
+        cubind_mock_zero(w, sizeof *w);
+        cubind_mock_zero(nStride, sizeof *nStride);
+        cubind_mock_zero(cStride, sizeof *cStride);
+        cubind_mock_zero(hStride, sizeof *hStride);
+        cubind_mock_zero(wStride, sizeof *wStride);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -390,14 +370,10 @@ MOCK_API cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t 
     cubind_mock_arg(&dimA, sizeof(int *));
     cubind_mock_arg(&strideA, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dataType != NULL)
-            memset(dataType, 0, sizeof *dataType);
-        if (nbDims != NULL)
-            memset(nbDims, 0, sizeof *nbDims);
-        if (dimA != NULL)
-            memset(dimA, 0, sizeof *dimA);
-        if (strideA != NULL)
-            memset(strideA, 0, sizeof *strideA);
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(nbDims, sizeof *nbDims);
+        cubind_mock_zero(dimA, sizeof *dimA);
+        cubind_mock_zero(strideA, sizeof *strideA);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -409,8 +385,7 @@ MOCK_API cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t t
     cubind_mock_arg(&tensorDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&size, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -432,8 +407,7 @@ MOCK_API cudnnStatus_t cudnnInitTransformDest(const cudnnTensorTransformDescript
     cubind_mock_arg(&destDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&destSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (destSizeInBytes != NULL)
-            memset(destSizeInBytes, 0, sizeof *destSizeInBytes);
+        cubind_mock_zero(destSizeInBytes, sizeof *destSizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -444,8 +418,7 @@ MOCK_API cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransform
     cubind_mock_begin("cudnnCreateTensorTransformDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cudnnTensorTransformDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (transformDesc != NULL)
-            memset(transformDesc, 0, sizeof *transformDesc);
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -476,16 +449,11 @@ MOCK_API cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDes
     cubind_mock_arg(&foldA, sizeof(uint32_t *));
     cubind_mock_arg(&direction, sizeof(cudnnFoldingDirection_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (destFormat != NULL)
-            memset(destFormat, 0, sizeof *destFormat);
-        if (padBeforeA != NULL)
-            memset(padBeforeA, 0, sizeof *padBeforeA);
-        if (padAfterA != NULL)
-            memset(padAfterA, 0, sizeof *padAfterA);
-        if (foldA != NULL)
-            memset(foldA, 0, sizeof *foldA);
-        if (direction != NULL)
-            memset(direction, 0, sizeof *direction);
+        cubind_mock_zero(destFormat, sizeof *destFormat);
+        cubind_mock_zero(padBeforeA, sizeof *padBeforeA);
+        cubind_mock_zero(padAfterA, sizeof *padAfterA);
+        cubind_mock_zero(foldA, sizeof *foldA);
+        cubind_mock_zero(direction, sizeof *direction);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -547,8 +515,7 @@ MOCK_API cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *
     cubind_mock_begin("cudnnCreateOpTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&opTensorDesc, sizeof(cudnnOpTensorDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (opTensorDesc != NULL)
-            memset(opTensorDesc, 0, sizeof *opTensorDesc);
+        cubind_mock_zero(opTensorDesc, sizeof *opTensorDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -573,12 +540,9 @@ MOCK_API cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_
     cubind_mock_arg(&opTensorCompType, sizeof(cudnnDataType_t *));
     cubind_mock_arg(&opTensorNanOpt, sizeof(cudnnNanPropagation_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (opTensorOp != NULL)
-            memset(opTensorOp, 0, sizeof *opTensorOp);
-        if (opTensorCompType != NULL)
-            memset(opTensorCompType, 0, sizeof *opTensorCompType);
-        if (opTensorNanOpt != NULL)
-            memset(opTensorNanOpt, 0, sizeof *opTensorNanOpt);
+        cubind_mock_zero(opTensorOp, sizeof *opTensorOp);
+        cubind_mock_zero(opTensorCompType, sizeof *opTensorCompType);
+        cubind_mock_zero(opTensorNanOpt, sizeof *opTensorNanOpt);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -615,8 +579,7 @@ MOCK_API cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescri
     cubind_mock_begin("cudnnCreateReduceTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&reduceTensorDesc, sizeof(cudnnReduceTensorDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (reduceTensorDesc != NULL)
-            memset(reduceTensorDesc, 0, sizeof *reduceTensorDesc);
+        cubind_mock_zero(reduceTensorDesc, sizeof *reduceTensorDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -645,16 +608,11 @@ MOCK_API cudnnStatus_t cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDes
     cubind_mock_arg(&reduceTensorIndices, sizeof(cudnnReduceTensorIndices_t *));
     cubind_mock_arg(&reduceTensorIndicesType, sizeof(cudnnIndicesType_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (reduceTensorOp != NULL)
-            memset(reduceTensorOp, 0, sizeof *reduceTensorOp);
-        if (reduceTensorCompType != NULL)
-            memset(reduceTensorCompType, 0, sizeof *reduceTensorCompType);
-        if (reduceTensorNanOpt != NULL)
-            memset(reduceTensorNanOpt, 0, sizeof *reduceTensorNanOpt);
-        if (reduceTensorIndices != NULL)
-            memset(reduceTensorIndices, 0, sizeof *reduceTensorIndices);
-        if (reduceTensorIndicesType != NULL)
-            memset(reduceTensorIndicesType, 0, sizeof *reduceTensorIndicesType);
+        cubind_mock_zero(reduceTensorOp, sizeof *reduceTensorOp);
+        cubind_mock_zero(reduceTensorCompType, sizeof *reduceTensorCompType);
+        cubind_mock_zero(reduceTensorNanOpt, sizeof *reduceTensorNanOpt);
+        cubind_mock_zero(reduceTensorIndices, sizeof *reduceTensorIndices);
+        cubind_mock_zero(reduceTensorIndicesType, sizeof *reduceTensorIndicesType);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -677,8 +635,7 @@ MOCK_API cudnnStatus_t cudnnGetReductionIndicesSize(cudnnHandle_t handle, const 
     cubind_mock_arg(&cDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeInBytes != NULL)
-            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -693,8 +650,7 @@ MOCK_API cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, cons
     cubind_mock_arg(&cDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeInBytes != NULL)
-            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -746,8 +702,7 @@ MOCK_API cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filt
     cubind_mock_begin("cudnnCreateFilterDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&filterDesc, sizeof(cudnnFilterDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (filterDesc != NULL)
-            memset(filterDesc, 0, sizeof *filterDesc);
+        cubind_mock_zero(filterDesc, sizeof *filterDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -778,18 +733,12 @@ MOCK_API cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t 
     cubind_mock_arg(&h, sizeof(int *));
     cubind_mock_arg(&w, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dataType != NULL)
-            memset(dataType, 0, sizeof *dataType);
-        if (format != NULL)
-            memset(format, 0, sizeof *format);
-        if (k != NULL)
-            memset(k, 0, sizeof *k);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (h != NULL)
-            memset(h, 0, sizeof *h);
-        if (w != NULL)
-            memset(w, 0, sizeof *w);
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(format, sizeof *format);
+        cubind_mock_zero(k, sizeof *k);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(h, sizeof *h);
+        cubind_mock_zero(w, sizeof *w);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -817,14 +766,10 @@ MOCK_API cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t 
     cubind_mock_arg(&nbDims, sizeof(int *));
     cubind_mock_arg(&filterDimA, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dataType != NULL)
-            memset(dataType, 0, sizeof *dataType);
-        if (format != NULL)
-            memset(format, 0, sizeof *format);
-        if (nbDims != NULL)
-            memset(nbDims, 0, sizeof *nbDims);
-        if (filterDimA != NULL)
-            memset(filterDimA, 0, sizeof *filterDimA);
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(format, sizeof *format);
+        cubind_mock_zero(nbDims, sizeof *nbDims);
+        cubind_mock_zero(filterDimA, sizeof *filterDimA);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -836,8 +781,7 @@ MOCK_API cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t f
     cubind_mock_arg(&filterDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&size, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -887,8 +831,7 @@ MOCK_API cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *po
     cubind_mock_begin("cudnnCreatePoolingDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&poolingDesc, sizeof(cudnnPoolingDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (poolingDesc != NULL)
-            memset(poolingDesc, 0, sizeof *poolingDesc);
+        cubind_mock_zero(poolingDesc, sizeof *poolingDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -923,22 +866,14 @@ MOCK_API cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_
     cubind_mock_arg(&verticalStride, sizeof(int *));
     cubind_mock_arg(&horizontalStride, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
-        if (maxpoolingNanOpt != NULL)
-            memset(maxpoolingNanOpt, 0, sizeof *maxpoolingNanOpt);
-        if (windowHeight != NULL)
-            memset(windowHeight, 0, sizeof *windowHeight);
-        if (windowWidth != NULL)
-            memset(windowWidth, 0, sizeof *windowWidth);
-        if (verticalPadding != NULL)
-            memset(verticalPadding, 0, sizeof *verticalPadding);
-        if (horizontalPadding != NULL)
-            memset(horizontalPadding, 0, sizeof *horizontalPadding);
-        if (verticalStride != NULL)
-            memset(verticalStride, 0, sizeof *verticalStride);
-        if (horizontalStride != NULL)
-            memset(horizontalStride, 0, sizeof *horizontalStride);
+        cubind_mock_zero(mode, sizeof *mode);
+        cubind_mock_zero(maxpoolingNanOpt, sizeof *maxpoolingNanOpt);
+        cubind_mock_zero(windowHeight, sizeof *windowHeight);
+        cubind_mock_zero(windowWidth, sizeof *windowWidth);
+        cubind_mock_zero(verticalPadding, sizeof *verticalPadding);
+        cubind_mock_zero(horizontalPadding, sizeof *horizontalPadding);
+        cubind_mock_zero(verticalStride, sizeof *verticalStride);
+        cubind_mock_zero(horizontalStride, sizeof *horizontalStride);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -970,18 +905,12 @@ MOCK_API cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_
     cubind_mock_arg(&paddingA, sizeof(int *));
     cubind_mock_arg(&strideA, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
-        if (maxpoolingNanOpt != NULL)
-            memset(maxpoolingNanOpt, 0, sizeof *maxpoolingNanOpt);
-        if (nbDims != NULL)
-            memset(nbDims, 0, sizeof *nbDims);
-        if (windowDimA != NULL)
-            memset(windowDimA, 0, sizeof *windowDimA);
-        if (paddingA != NULL)
-            memset(paddingA, 0, sizeof *paddingA);
-        if (strideA != NULL)
-            memset(strideA, 0, sizeof *strideA);
+        cubind_mock_zero(mode, sizeof *mode);
+        cubind_mock_zero(maxpoolingNanOpt, sizeof *maxpoolingNanOpt);
+        cubind_mock_zero(nbDims, sizeof *nbDims);
+        cubind_mock_zero(windowDimA, sizeof *windowDimA);
+        cubind_mock_zero(paddingA, sizeof *paddingA);
+        cubind_mock_zero(strideA, sizeof *strideA);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -995,8 +924,7 @@ MOCK_API cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescr
     cubind_mock_arg(&nbDims, sizeof(int));
     cubind_mock_arg(&outputTensorDimA, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outputTensorDimA != NULL)
-            memset(outputTensorDimA, 0, sizeof *outputTensorDimA);
+        cubind_mock_zero(outputTensorDimA, sizeof *outputTensorDimA);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1012,14 +940,10 @@ MOCK_API cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescr
     cubind_mock_arg(&h, sizeof(int *));
     cubind_mock_arg(&w, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (n != NULL)
-            memset(n, 0, sizeof *n);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (h != NULL)
-            memset(h, 0, sizeof *h);
-        if (w != NULL)
-            memset(w, 0, sizeof *w);
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(h, sizeof *h);
+        cubind_mock_zero(w, sizeof *w);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1053,8 +977,7 @@ MOCK_API cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor
     cubind_mock_begin("cudnnCreateActivationDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&activationDesc, sizeof(cudnnActivationDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (activationDesc != NULL)
-            memset(activationDesc, 0, sizeof *activationDesc);
+        cubind_mock_zero(activationDesc, sizeof *activationDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1079,12 +1002,9 @@ MOCK_API cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescrip
     cubind_mock_arg(&reluNanOpt, sizeof(cudnnNanPropagation_t *));
     cubind_mock_arg(&coef, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
-        if (reluNanOpt != NULL)
-            memset(reluNanOpt, 0, sizeof *reluNanOpt);
-        if (coef != NULL)
-            memset(coef, 0, sizeof *coef);
+        cubind_mock_zero(mode, sizeof *mode);
+        cubind_mock_zero(reluNanOpt, sizeof *reluNanOpt);
+        cubind_mock_zero(coef, sizeof *coef);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1105,8 +1025,7 @@ MOCK_API cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDesc
     cubind_mock_arg(&activationDesc, sizeof(cudnnActivationDescriptor_t));
     cubind_mock_arg(&swish_beta, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (swish_beta != NULL)
-            memset(swish_beta, 0, sizeof *swish_beta);
+        cubind_mock_zero(swish_beta, sizeof *swish_beta);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1140,8 +1059,7 @@ MOCK_API cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)
     cubind_mock_begin("cudnnCreateLRNDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&normDesc, sizeof(cudnnLRNDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (normDesc != NULL)
-            memset(normDesc, 0, sizeof *normDesc);
+        cubind_mock_zero(normDesc, sizeof *normDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1168,14 +1086,10 @@ MOCK_API cudnnStatus_t cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsi
     cubind_mock_arg(&lrnBeta, sizeof(double *));
     cubind_mock_arg(&lrnK, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lrnN != NULL)
-            memset(lrnN, 0, sizeof *lrnN);
-        if (lrnAlpha != NULL)
-            memset(lrnAlpha, 0, sizeof *lrnAlpha);
-        if (lrnBeta != NULL)
-            memset(lrnBeta, 0, sizeof *lrnBeta);
-        if (lrnK != NULL)
-            memset(lrnK, 0, sizeof *lrnK);
+        cubind_mock_zero(lrnN, sizeof *lrnN);
+        cubind_mock_zero(lrnAlpha, sizeof *lrnAlpha);
+        cubind_mock_zero(lrnBeta, sizeof *lrnBeta);
+        cubind_mock_zero(lrnK, sizeof *lrnK);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1300,8 +1214,7 @@ MOCK_API cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTrans
     cubind_mock_begin("cudnnCreateSpatialTransformerDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&stDesc, sizeof(cudnnSpatialTransformerDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (stDesc != NULL)
-            memset(stDesc, 0, sizeof *stDesc);
+        cubind_mock_zero(stDesc, sizeof *stDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1359,8 +1272,7 @@ MOCK_API cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dr
     cubind_mock_begin("cudnnCreateDropoutDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&dropoutDesc, sizeof(cudnnDropoutDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dropoutDesc != NULL)
-            memset(dropoutDesc, 0, sizeof *dropoutDesc);
+        cubind_mock_zero(dropoutDesc, sizeof *dropoutDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1380,8 +1292,7 @@ MOCK_API cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *s
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeInBytes != NULL)
-            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1393,8 +1304,7 @@ MOCK_API cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t x
     cubind_mock_arg(&xdesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeInBytes != NULL)
-            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1435,12 +1345,9 @@ MOCK_API cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropou
     cubind_mock_arg(&states, sizeof(void **));
     cubind_mock_arg(&seed, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dropout != NULL)
-            memset(dropout, 0, sizeof *dropout);
-        if (states != NULL)
-            memset(states, 0, sizeof *states);
-        if (seed != NULL)
-            memset(seed, 0, sizeof *seed);
+        cubind_mock_zero(dropout, sizeof *dropout);
+        cubind_mock_zero(states, sizeof *states);
+        cubind_mock_zero(seed, sizeof *seed);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1578,8 +1485,7 @@ MOCK_API cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
     cubind_mock_arg(&activationDesc, sizeof(const cudnnActivationDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeInBytes != NULL)
-            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1600,8 +1506,7 @@ MOCK_API cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHa
     cubind_mock_arg(&activationDesc, sizeof(const cudnnActivationDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeInBytes != NULL)
-            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1617,8 +1522,7 @@ MOCK_API cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudn
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeInBytes != NULL)
-            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1759,8 +1663,7 @@ MOCK_API cudnnStatus_t cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHa
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     cubind_mock_arg(&groupCnt, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeInBytes != NULL)
-            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1784,8 +1687,7 @@ MOCK_API cudnnStatus_t cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t 
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     cubind_mock_arg(&groupCnt, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeInBytes != NULL)
-            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1803,8 +1705,7 @@ MOCK_API cudnnStatus_t cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     cubind_mock_arg(&groupCnt, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeInBytes != NULL)
-            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1937,8 +1838,7 @@ MOCK_API cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)
     cubind_mock_begin("cudnnCreateRNNDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rnnDesc != NULL)
-            memset(rnnDesc, 0, sizeof *rnnDesc);
+        cubind_mock_zero(rnnDesc, sizeof *rnnDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -1993,34 +1893,20 @@ MOCK_API cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cu
     cubind_mock_arg(&dropoutDesc, sizeof(cudnnDropoutDescriptor_t *));
     cubind_mock_arg(&auxFlags, sizeof(uint32_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (algo != NULL)
-            memset(algo, 0, sizeof *algo);
-        if (cellMode != NULL)
-            memset(cellMode, 0, sizeof *cellMode);
-        if (biasMode != NULL)
-            memset(biasMode, 0, sizeof *biasMode);
-        if (dirMode != NULL)
-            memset(dirMode, 0, sizeof *dirMode);
-        if (inputMode != NULL)
-            memset(inputMode, 0, sizeof *inputMode);
-        if (dataType != NULL)
-            memset(dataType, 0, sizeof *dataType);
-        if (mathPrec != NULL)
-            memset(mathPrec, 0, sizeof *mathPrec);
-        if (mathType != NULL)
-            memset(mathType, 0, sizeof *mathType);
-        if (inputSize != NULL)
-            memset(inputSize, 0, sizeof *inputSize);
-        if (hiddenSize != NULL)
-            memset(hiddenSize, 0, sizeof *hiddenSize);
-        if (projSize != NULL)
-            memset(projSize, 0, sizeof *projSize);
-        if (numLayers != NULL)
-            memset(numLayers, 0, sizeof *numLayers);
-        if (dropoutDesc != NULL)
-            memset(dropoutDesc, 0, sizeof *dropoutDesc);
-        if (auxFlags != NULL)
-            memset(auxFlags, 0, sizeof *auxFlags);
+        cubind_mock_zero(algo, sizeof *algo);
+        cubind_mock_zero(cellMode, sizeof *cellMode);
+        cubind_mock_zero(biasMode, sizeof *biasMode);
+        cubind_mock_zero(dirMode, sizeof *dirMode);
+        cubind_mock_zero(inputMode, sizeof *inputMode);
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(mathPrec, sizeof *mathPrec);
+        cubind_mock_zero(mathType, sizeof *mathType);
+        cubind_mock_zero(inputSize, sizeof *inputSize);
+        cubind_mock_zero(hiddenSize, sizeof *hiddenSize);
+        cubind_mock_zero(projSize, sizeof *projSize);
+        cubind_mock_zero(numLayers, sizeof *numLayers);
+        cubind_mock_zero(dropoutDesc, sizeof *dropoutDesc);
+        cubind_mock_zero(auxFlags, sizeof *auxFlags);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2058,14 +1944,10 @@ MOCK_API cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNN
     cubind_mock_arg(&lclip, sizeof(double *));
     cubind_mock_arg(&rclip, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (clipMode != NULL)
-            memset(clipMode, 0, sizeof *clipMode);
-        if (clipNanOpt != NULL)
-            memset(clipNanOpt, 0, sizeof *clipNanOpt);
-        if (lclip != NULL)
-            memset(lclip, 0, sizeof *lclip);
-        if (rclip != NULL)
-            memset(rclip, 0, sizeof *rclip);
+        cubind_mock_zero(clipMode, sizeof *clipMode);
+        cubind_mock_zero(clipNanOpt, sizeof *clipNanOpt);
+        cubind_mock_zero(lclip, sizeof *lclip);
+        cubind_mock_zero(rclip, sizeof *rclip);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2079,12 +1961,9 @@ MOCK_API cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNN
     cubind_mock_arg(&lclip, sizeof(double *));
     cubind_mock_arg(&rclip, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (clipMode != NULL)
-            memset(clipMode, 0, sizeof *clipMode);
-        if (lclip != NULL)
-            memset(lclip, 0, sizeof *lclip);
-        if (rclip != NULL)
-            memset(rclip, 0, sizeof *rclip);
+        cubind_mock_zero(clipMode, sizeof *clipMode);
+        cubind_mock_zero(lclip, sizeof *lclip);
+        cubind_mock_zero(rclip, sizeof *rclip);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2110,10 +1989,8 @@ MOCK_API cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNND
     cubind_mock_arg(&workSpaceSize, sizeof(size_t *));
     cubind_mock_arg(&reserveSpaceSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workSpaceSize != NULL)
-            memset(workSpaceSize, 0, sizeof *workSpaceSize);
-        if (reserveSpaceSize != NULL)
-            memset(reserveSpaceSize, 0, sizeof *reserveSpaceSize);
+        cubind_mock_zero(workSpaceSize, sizeof *workSpaceSize);
+        cubind_mock_zero(reserveSpaceSize, sizeof *reserveSpaceSize);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2126,8 +2003,7 @@ MOCK_API cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNN
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&weightSpaceSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (weightSpaceSize != NULL)
-            memset(weightSpaceSize, 0, sizeof *weightSpaceSize);
+        cubind_mock_zero(weightSpaceSize, sizeof *weightSpaceSize);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2147,10 +2023,8 @@ MOCK_API cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDes
     cubind_mock_arg(&bDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&bAddr, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mAddr != NULL)
-            memset(mAddr, 0, sizeof *mAddr);
-        if (bAddr != NULL)
-            memset(bAddr, 0, sizeof *bAddr);
+        cubind_mock_zero(mAddr, sizeof *mAddr);
+        cubind_mock_zero(bAddr, sizeof *bAddr);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2161,8 +2035,7 @@ MOCK_API cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rn
     cubind_mock_begin("cudnnCreateRNNDataDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&rnnDataDesc, sizeof(cudnnRNNDataDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rnnDataDesc != NULL)
-            memset(rnnDataDesc, 0, sizeof *rnnDataDesc);
+        cubind_mock_zero(rnnDataDesc, sizeof *rnnDataDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2204,18 +2077,12 @@ MOCK_API cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDat
     cubind_mock_arg(&seqLengthArray, sizeof(int *));
     cubind_mock_arg(&paddingFill, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dataType != NULL)
-            memset(dataType, 0, sizeof *dataType);
-        if (layout != NULL)
-            memset(layout, 0, sizeof *layout);
-        if (maxSeqLength != NULL)
-            memset(maxSeqLength, 0, sizeof *maxSeqLength);
-        if (batchSize != NULL)
-            memset(batchSize, 0, sizeof *batchSize);
-        if (vectorSize != NULL)
-            memset(vectorSize, 0, sizeof *vectorSize);
-        if (seqLengthArray != NULL)
-            memset(seqLengthArray, 0, sizeof *seqLengthArray);
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(layout, sizeof *layout);
+        cubind_mock_zero(maxSeqLength, sizeof *maxSeqLength);
+        cubind_mock_zero(batchSize, sizeof *batchSize);
+        cubind_mock_zero(vectorSize, sizeof *vectorSize);
+        cubind_mock_zero(seqLengthArray, sizeof *seqLengthArray);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2253,8 +2120,7 @@ MOCK_API cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *se
     cubind_mock_begin("cudnnCreateSeqDataDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&seqDataDesc, sizeof(cudnnSeqDataDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (seqDataDesc != NULL)
-            memset(seqDataDesc, 0, sizeof *seqDataDesc);
+        cubind_mock_zero(seqDataDesc, sizeof *seqDataDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2297,18 +2163,12 @@ MOCK_API cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t 
     cubind_mock_arg(&seqLengthArray, sizeof(int *));
     cubind_mock_arg(&paddingFill, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dataType != NULL)
-            memset(dataType, 0, sizeof *dataType);
-        if (nbDims != NULL)
-            memset(nbDims, 0, sizeof *nbDims);
-        if (dimA != NULL)
-            memset(dimA, 0, sizeof *dimA);
-        if (axes != NULL)
-            memset(axes, 0, sizeof *axes);
-        if (seqLengthArraySize != NULL)
-            memset(seqLengthArraySize, 0, sizeof *seqLengthArraySize);
-        if (seqLengthArray != NULL)
-            memset(seqLengthArray, 0, sizeof *seqLengthArray);
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(nbDims, sizeof *nbDims);
+        cubind_mock_zero(dimA, sizeof *dimA);
+        cubind_mock_zero(axes, sizeof *axes);
+        cubind_mock_zero(seqLengthArraySize, sizeof *seqLengthArraySize);
+        cubind_mock_zero(seqLengthArray, sizeof *seqLengthArray);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2319,8 +2179,7 @@ MOCK_API cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc
     cubind_mock_begin("cudnnCreateAttnDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&attnDesc, sizeof(cudnnAttnDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (attnDesc != NULL)
-            memset(attnDesc, 0, sizeof *attnDesc);
+        cubind_mock_zero(attnDesc, sizeof *attnDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2385,44 +2244,25 @@ MOCK_API cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, un
     cubind_mock_arg(&maxBatchSize, sizeof(int *));
     cubind_mock_arg(&maxBeamSize, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (attnMode != NULL)
-            memset(attnMode, 0, sizeof *attnMode);
-        if (nHeads != NULL)
-            memset(nHeads, 0, sizeof *nHeads);
-        if (smScaler != NULL)
-            memset(smScaler, 0, sizeof *smScaler);
-        if (dataType != NULL)
-            memset(dataType, 0, sizeof *dataType);
-        if (computePrec != NULL)
-            memset(computePrec, 0, sizeof *computePrec);
-        if (mathType != NULL)
-            memset(mathType, 0, sizeof *mathType);
-        if (attnDropoutDesc != NULL)
-            memset(attnDropoutDesc, 0, sizeof *attnDropoutDesc);
-        if (postDropoutDesc != NULL)
-            memset(postDropoutDesc, 0, sizeof *postDropoutDesc);
-        if (qSize != NULL)
-            memset(qSize, 0, sizeof *qSize);
-        if (kSize != NULL)
-            memset(kSize, 0, sizeof *kSize);
-        if (vSize != NULL)
-            memset(vSize, 0, sizeof *vSize);
-        if (qProjSize != NULL)
-            memset(qProjSize, 0, sizeof *qProjSize);
-        if (kProjSize != NULL)
-            memset(kProjSize, 0, sizeof *kProjSize);
-        if (vProjSize != NULL)
-            memset(vProjSize, 0, sizeof *vProjSize);
-        if (oProjSize != NULL)
-            memset(oProjSize, 0, sizeof *oProjSize);
-        if (qoMaxSeqLength != NULL)
-            memset(qoMaxSeqLength, 0, sizeof *qoMaxSeqLength);
-        if (kvMaxSeqLength != NULL)
-            memset(kvMaxSeqLength, 0, sizeof *kvMaxSeqLength);
-        if (maxBatchSize != NULL)
-            memset(maxBatchSize, 0, sizeof *maxBatchSize);
-        if (maxBeamSize != NULL)
-            memset(maxBeamSize, 0, sizeof *maxBeamSize);
+        cubind_mock_zero(attnMode, sizeof *attnMode);
+        cubind_mock_zero(nHeads, sizeof *nHeads);
+        cubind_mock_zero(smScaler, sizeof *smScaler);
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(computePrec, sizeof *computePrec);
+        cubind_mock_zero(mathType, sizeof *mathType);
+        cubind_mock_zero(attnDropoutDesc, sizeof *attnDropoutDesc);
+        cubind_mock_zero(postDropoutDesc, sizeof *postDropoutDesc);
+        cubind_mock_zero(qSize, sizeof *qSize);
+        cubind_mock_zero(kSize, sizeof *kSize);
+        cubind_mock_zero(vSize, sizeof *vSize);
+        cubind_mock_zero(qProjSize, sizeof *qProjSize);
+        cubind_mock_zero(kProjSize, sizeof *kProjSize);
+        cubind_mock_zero(vProjSize, sizeof *vProjSize);
+        cubind_mock_zero(oProjSize, sizeof *oProjSize);
+        cubind_mock_zero(qoMaxSeqLength, sizeof *qoMaxSeqLength);
+        cubind_mock_zero(kvMaxSeqLength, sizeof *kvMaxSeqLength);
+        cubind_mock_zero(maxBatchSize, sizeof *maxBatchSize);
+        cubind_mock_zero(maxBeamSize, sizeof *maxBeamSize);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2437,12 +2277,9 @@ MOCK_API cudnnStatus_t cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const 
     cubind_mock_arg(&workSpaceSizeInBytes, sizeof(size_t *));
     cubind_mock_arg(&reserveSpaceSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (weightSizeInBytes != NULL)
-            memset(weightSizeInBytes, 0, sizeof *weightSizeInBytes);
-        if (workSpaceSizeInBytes != NULL)
-            memset(workSpaceSizeInBytes, 0, sizeof *workSpaceSizeInBytes);
-        if (reserveSpaceSizeInBytes != NULL)
-            memset(reserveSpaceSizeInBytes, 0, sizeof *reserveSpaceSizeInBytes);
+        cubind_mock_zero(weightSizeInBytes, sizeof *weightSizeInBytes);
+        cubind_mock_zero(workSpaceSizeInBytes, sizeof *workSpaceSizeInBytes);
+        cubind_mock_zero(reserveSpaceSizeInBytes, sizeof *reserveSpaceSizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2459,8 +2296,7 @@ MOCK_API cudnnStatus_t cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const 
     cubind_mock_arg(&wDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&wAddr, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (wAddr != NULL)
-            memset(wAddr, 0, sizeof *wAddr);
+        cubind_mock_zero(wAddr, sizeof *wAddr);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2614,8 +2450,7 @@ MOCK_API cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ct
     cubind_mock_begin("cudnnCreateCTCLossDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ctcLossDesc != NULL)
-            memset(ctcLossDesc, 0, sizeof *ctcLossDesc);
+        cubind_mock_zero(ctcLossDesc, sizeof *ctcLossDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2671,8 +2506,7 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLos
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
     cubind_mock_arg(&compType, sizeof(cudnnDataType_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (compType != NULL)
-            memset(compType, 0, sizeof *compType);
+        cubind_mock_zero(compType, sizeof *compType);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2686,12 +2520,9 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcL
     cubind_mock_arg(&normMode, sizeof(cudnnLossNormalizationMode_t *));
     cubind_mock_arg(&gradMode, sizeof(cudnnNanPropagation_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (compType != NULL)
-            memset(compType, 0, sizeof *compType);
-        if (normMode != NULL)
-            memset(normMode, 0, sizeof *normMode);
-        if (gradMode != NULL)
-            memset(gradMode, 0, sizeof *gradMode);
+        cubind_mock_zero(compType, sizeof *compType);
+        cubind_mock_zero(normMode, sizeof *normMode);
+        cubind_mock_zero(gradMode, sizeof *gradMode);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2706,14 +2537,10 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctc
     cubind_mock_arg(&gradMode, sizeof(cudnnNanPropagation_t *));
     cubind_mock_arg(&maxLabelLength, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (compType != NULL)
-            memset(compType, 0, sizeof *compType);
-        if (normMode != NULL)
-            memset(normMode, 0, sizeof *normMode);
-        if (gradMode != NULL)
-            memset(gradMode, 0, sizeof *gradMode);
-        if (maxLabelLength != NULL)
-            memset(maxLabelLength, 0, sizeof *maxLabelLength);
+        cubind_mock_zero(compType, sizeof *compType);
+        cubind_mock_zero(normMode, sizeof *normMode);
+        cubind_mock_zero(gradMode, sizeof *gradMode);
+        cubind_mock_zero(maxLabelLength, sizeof *maxLabelLength);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2728,14 +2555,10 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctc
     cubind_mock_arg(&ctcGradMode, sizeof(cudnnCTCGradMode_t *));
     cubind_mock_arg(&maxLabelLength, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (compType != NULL)
-            memset(compType, 0, sizeof *compType);
-        if (normMode != NULL)
-            memset(normMode, 0, sizeof *normMode);
-        if (ctcGradMode != NULL)
-            memset(ctcGradMode, 0, sizeof *ctcGradMode);
-        if (maxLabelLength != NULL)
-            memset(maxLabelLength, 0, sizeof *maxLabelLength);
+        cubind_mock_zero(compType, sizeof *compType);
+        cubind_mock_zero(normMode, sizeof *normMode);
+        cubind_mock_zero(ctcGradMode, sizeof *ctcGradMode);
+        cubind_mock_zero(maxLabelLength, sizeof *maxLabelLength);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2802,8 +2625,7 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const 
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeInBytes != NULL)
-            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2819,8 +2641,7 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cud
     cubind_mock_arg(&gradientsDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeInBytes != NULL)
-            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2831,8 +2652,7 @@ MOCK_API cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescript
     cubind_mock_begin("cudnnCreateConvolutionDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (convDesc != NULL)
-            memset(convDesc, 0, sizeof *convDesc);
+        cubind_mock_zero(convDesc, sizeof *convDesc);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2861,8 +2681,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t 
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&mathType, sizeof(cudnnMathType_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mathType != NULL)
-            memset(mathType, 0, sizeof *mathType);
+        cubind_mock_zero(mathType, sizeof *mathType);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2883,8 +2702,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&groupCount, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (groupCount != NULL)
-            memset(groupCount, 0, sizeof *groupCount);
+        cubind_mock_zero(groupCount, sizeof *groupCount);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2905,8 +2723,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&reorderType, sizeof(cudnnReorderType_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (reorderType != NULL)
-            memset(reorderType, 0, sizeof *reorderType);
+        cubind_mock_zero(reorderType, sizeof *reorderType);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2941,22 +2758,14 @@ MOCK_API cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDes
     cubind_mock_arg(&mode, sizeof(cudnnConvolutionMode_t *));
     cubind_mock_arg(&computeType, sizeof(cudnnDataType_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pad_h != NULL)
-            memset(pad_h, 0, sizeof *pad_h);
-        if (pad_w != NULL)
-            memset(pad_w, 0, sizeof *pad_w);
-        if (u != NULL)
-            memset(u, 0, sizeof *u);
-        if (v != NULL)
-            memset(v, 0, sizeof *v);
-        if (dilation_h != NULL)
-            memset(dilation_h, 0, sizeof *dilation_h);
-        if (dilation_w != NULL)
-            memset(dilation_w, 0, sizeof *dilation_w);
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
-        if (computeType != NULL)
-            memset(computeType, 0, sizeof *computeType);
+        cubind_mock_zero(pad_h, sizeof *pad_h);
+        cubind_mock_zero(pad_w, sizeof *pad_w);
+        cubind_mock_zero(u, sizeof *u);
+        cubind_mock_zero(v, sizeof *v);
+        cubind_mock_zero(dilation_h, sizeof *dilation_h);
+        cubind_mock_zero(dilation_w, sizeof *dilation_w);
+        cubind_mock_zero(mode, sizeof *mode);
+        cubind_mock_zero(computeType, sizeof *computeType);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -2988,18 +2797,12 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDes
     cubind_mock_arg(&mode, sizeof(cudnnConvolutionMode_t *));
     cubind_mock_arg(&computeType, sizeof(cudnnDataType_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (arrayLength != NULL)
-            memset(arrayLength, 0, sizeof *arrayLength);
-        if (padA != NULL)
-            memset(padA, 0, sizeof *padA);
-        if (strideA != NULL)
-            memset(strideA, 0, sizeof *strideA);
-        if (dilationA != NULL)
-            memset(dilationA, 0, sizeof *dilationA);
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
-        if (computeType != NULL)
-            memset(computeType, 0, sizeof *computeType);
+        cubind_mock_zero(arrayLength, sizeof *arrayLength);
+        cubind_mock_zero(padA, sizeof *padA);
+        cubind_mock_zero(strideA, sizeof *strideA);
+        cubind_mock_zero(dilationA, sizeof *dilationA);
+        cubind_mock_zero(mode, sizeof *mode);
+        cubind_mock_zero(computeType, sizeof *computeType);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3016,14 +2819,10 @@ MOCK_API cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolut
     cubind_mock_arg(&h, sizeof(int *));
     cubind_mock_arg(&w, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (n != NULL)
-            memset(n, 0, sizeof *n);
-        if (c != NULL)
-            memset(c, 0, sizeof *c);
-        if (h != NULL)
-            memset(h, 0, sizeof *h);
-        if (w != NULL)
-            memset(w, 0, sizeof *w);
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(h, sizeof *h);
+        cubind_mock_zero(w, sizeof *w);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3038,8 +2837,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolut
     cubind_mock_arg(&nbDims, sizeof(int));
     cubind_mock_arg(&tensorOuputDimA, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tensorOuputDimA != NULL)
-            memset(tensorOuputDimA, 0, sizeof *tensorOuputDimA);
+        cubind_mock_zero(tensorOuputDimA, sizeof *tensorOuputDimA);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3051,8 +2849,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&count, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3070,10 +2867,8 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t hand
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionFwdAlgoPerf_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (returnedAlgoCount != NULL)
-            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
-        if (perfResults != NULL)
-            memset(perfResults, 0, sizeof *perfResults);
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3091,10 +2886,8 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionFwdAlgoPerf_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (returnedAlgoCount != NULL)
-            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
-        if (perfResults != NULL)
-            memset(perfResults, 0, sizeof *perfResults);
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3117,10 +2910,8 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t hand
     cubind_mock_arg(&workSpace, sizeof(void *));
     cubind_mock_arg(&workSpaceSizeInBytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (returnedAlgoCount != NULL)
-            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
-        if (perfResults != NULL)
-            memset(perfResults, 0, sizeof *perfResults);
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3165,8 +2956,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t han
     cubind_mock_arg(&algo, sizeof(cudnnConvolutionFwdAlgo_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeInBytes != NULL)
-            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3223,8 +3013,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHan
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&count, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3242,10 +3031,8 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t h
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdDataAlgoPerf_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (returnedAlgoCount != NULL)
-            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
-        if (perfResults != NULL)
-            memset(perfResults, 0, sizeof *perfResults);
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3268,10 +3055,8 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t
     cubind_mock_arg(&workSpace, sizeof(void *));
     cubind_mock_arg(&workSpaceSizeInBytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (returnedAlgoCount != NULL)
-            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
-        if (perfResults != NULL)
-            memset(perfResults, 0, sizeof *perfResults);
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3289,10 +3074,8 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdDataAlgoPerf_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (returnedAlgoCount != NULL)
-            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
-        if (perfResults != NULL)
-            memset(perfResults, 0, sizeof *perfResults);
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3309,8 +3092,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_
     cubind_mock_arg(&algo, sizeof(cudnnConvolutionBwdDataAlgo_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeInBytes != NULL)
-            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3370,8 +3152,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnH
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&count, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3389,10 +3170,8 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdFilterAlgoPerf_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (returnedAlgoCount != NULL)
-            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
-        if (perfResults != NULL)
-            memset(perfResults, 0, sizeof *perfResults);
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3415,10 +3194,8 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle
     cubind_mock_arg(&workSpace, sizeof(void *));
     cubind_mock_arg(&workSpaceSizeInBytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (returnedAlgoCount != NULL)
-            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
-        if (perfResults != NULL)
-            memset(perfResults, 0, sizeof *perfResults);
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3436,10 +3213,8 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdFilterAlgoPerf_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (returnedAlgoCount != NULL)
-            memset(returnedAlgoCount, 0, sizeof *returnedAlgoCount);
-        if (perfResults != NULL)
-            memset(perfResults, 0, sizeof *perfResults);
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3456,8 +3231,7 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandl
     cubind_mock_arg(&algo, sizeof(cudnnConvolutionBwdFilterAlgo_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sizeInBytes != NULL)
-            memset(sizeInBytes, 0, sizeof *sizeInBytes);
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3503,8 +3277,7 @@ MOCK_API cudnnStatus_t cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParam
     cubind_mock_arg(&constPack, sizeof(cudnnFusedOpsConstParamPack_t *));
     cubind_mock_arg(&ops, sizeof(cudnnFusedOps_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (constPack != NULL)
-            memset(constPack, 0, sizeof *constPack);
+        cubind_mock_zero(constPack, sizeof *constPack);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3536,8 +3309,7 @@ MOCK_API cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedO
     cubind_mock_arg(&param, sizeof(void *));
     cubind_mock_arg(&isNULL, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (isNULL != NULL)
-            memset(isNULL, 0, sizeof *isNULL);
+        cubind_mock_zero(isNULL, sizeof *isNULL);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3549,8 +3321,7 @@ MOCK_API cudnnStatus_t cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantP
     cubind_mock_arg(&varPack, sizeof(cudnnFusedOpsVariantParamPack_t *));
     cubind_mock_arg(&ops, sizeof(cudnnFusedOps_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (varPack != NULL)
-            memset(varPack, 0, sizeof *varPack);
+        cubind_mock_zero(varPack, sizeof *varPack);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3590,8 +3361,7 @@ MOCK_API cudnnStatus_t cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnF
     cubind_mock_arg(&plan, sizeof(cudnnFusedOpsPlan_t *));
     cubind_mock_arg(&ops, sizeof(cudnnFusedOps_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (plan != NULL)
-            memset(plan, 0, sizeof *plan);
+        cubind_mock_zero(plan, sizeof *plan);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }
@@ -3613,8 +3383,7 @@ MOCK_API cudnnStatus_t cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOps
     cubind_mock_arg(&constPack, sizeof(const cudnnFusedOpsConstParamPack_t));
     cubind_mock_arg(&workspaceSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceSizeInBytes != NULL)
-            memset(workspaceSizeInBytes, 0, sizeof *workspaceSizeInBytes);
+        cubind_mock_zero(workspaceSizeInBytes, sizeof *workspaceSizeInBytes);
     }
     return (cudnnStatus_t)cubind_mock_status();
 }

@@ -23,8 +23,7 @@ MOCK_API cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int 
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (plan != NULL)
-            memset(plan, 0, sizeof *plan);
+        cubind_mock_zero(plan, sizeof *plan);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -38,8 +37,7 @@ MOCK_API cufftResult cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType ty
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (plan != NULL)
-            memset(plan, 0, sizeof *plan);
+        cubind_mock_zero(plan, sizeof *plan);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -54,8 +52,7 @@ MOCK_API cufftResult cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cuff
     cubind_mock_arg(&nz, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (plan != NULL)
-            memset(plan, 0, sizeof *plan);
+        cubind_mock_zero(plan, sizeof *plan);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -76,14 +73,10 @@ MOCK_API cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *ine
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (plan != NULL)
-            memset(plan, 0, sizeof *plan);
-        if (n != NULL)
-            memset(n, 0, sizeof *n);
-        if (inembed != NULL)
-            memset(inembed, 0, sizeof *inembed);
-        if (onembed != NULL)
-            memset(onembed, 0, sizeof *onembed);
+        cubind_mock_zero(plan, sizeof *plan);
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -98,8 +91,7 @@ MOCK_API cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, i
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -114,8 +106,7 @@ MOCK_API cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -131,8 +122,7 @@ MOCK_API cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, c
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -154,14 +144,10 @@ MOCK_API cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (n != NULL)
-            memset(n, 0, sizeof *n);
-        if (inembed != NULL)
-            memset(inembed, 0, sizeof *inembed);
-        if (onembed != NULL)
-            memset(onembed, 0, sizeof *onembed);
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -183,14 +169,10 @@ MOCK_API cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *
     cubind_mock_arg(&batch, sizeof(long long));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (n != NULL)
-            memset(n, 0, sizeof *n);
-        if (inembed != NULL)
-            memset(inembed, 0, sizeof *inembed);
-        if (onembed != NULL)
-            memset(onembed, 0, sizeof *onembed);
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -212,14 +194,10 @@ MOCK_API cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n
     cubind_mock_arg(&batch, sizeof(long long));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (n != NULL)
-            memset(n, 0, sizeof *n);
-        if (inembed != NULL)
-            memset(inembed, 0, sizeof *inembed);
-        if (onembed != NULL)
-            memset(onembed, 0, sizeof *onembed);
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -233,8 +211,7 @@ MOCK_API cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -248,8 +225,7 @@ MOCK_API cufftResult cufftEstimate2d(int nx, int ny, cufftType type, size_t *wor
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -264,8 +240,7 @@ MOCK_API cufftResult cufftEstimate3d(int nx, int ny, int nz, cufftType type, siz
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -286,14 +261,10 @@ MOCK_API cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istri
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (n != NULL)
-            memset(n, 0, sizeof *n);
-        if (inembed != NULL)
-            memset(inembed, 0, sizeof *inembed);
-        if (onembed != NULL)
-            memset(onembed, 0, sizeof *onembed);
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -304,8 +275,7 @@ MOCK_API cufftResult cufftCreate(cufftHandle *handle)
     cubind_mock_begin("cufftCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cufftHandle *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -320,8 +290,7 @@ MOCK_API cufftResult cufftGetSize1d(cufftHandle handle, int nx, cufftType type, 
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -336,8 +305,7 @@ MOCK_API cufftResult cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftTyp
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -353,8 +321,7 @@ MOCK_API cufftResult cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, 
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -376,14 +343,10 @@ MOCK_API cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int 
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workArea, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (n != NULL)
-            memset(n, 0, sizeof *n);
-        if (inembed != NULL)
-            memset(inembed, 0, sizeof *inembed);
-        if (onembed != NULL)
-            memset(onembed, 0, sizeof *onembed);
-        if (workArea != NULL)
-            memset(workArea, 0, sizeof *workArea);
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
+        cubind_mock_zero(workArea, sizeof *workArea);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -395,8 +358,7 @@ MOCK_API cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)
     cubind_mock_arg(&handle, sizeof(cufftHandle));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -428,10 +390,8 @@ MOCK_API cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftCo
     cubind_mock_arg(&odata, sizeof(cufftComplex *));
     cubind_mock_arg(&direction, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (idata != NULL)
-            memset(idata, 0, sizeof *idata);
-        if (odata != NULL)
-            memset(odata, 0, sizeof *odata);
+        cubind_mock_zero(idata, sizeof *idata);
+        cubind_mock_zero(odata, sizeof *odata);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -444,10 +404,8 @@ MOCK_API cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftCompl
     cubind_mock_arg(&idata, sizeof(cufftReal *));
     cubind_mock_arg(&odata, sizeof(cufftComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (idata != NULL)
-            memset(idata, 0, sizeof *idata);
-        if (odata != NULL)
-            memset(odata, 0, sizeof *odata);
+        cubind_mock_zero(idata, sizeof *idata);
+        cubind_mock_zero(odata, sizeof *odata);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -460,10 +418,8 @@ MOCK_API cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftRe
     cubind_mock_arg(&idata, sizeof(cufftComplex *));
     cubind_mock_arg(&odata, sizeof(cufftReal *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (idata != NULL)
-            memset(idata, 0, sizeof *idata);
-        if (odata != NULL)
-            memset(odata, 0, sizeof *odata);
+        cubind_mock_zero(idata, sizeof *idata);
+        cubind_mock_zero(odata, sizeof *odata);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -477,10 +433,8 @@ MOCK_API cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, c
     cubind_mock_arg(&odata, sizeof(cufftDoubleComplex *));
     cubind_mock_arg(&direction, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (idata != NULL)
-            memset(idata, 0, sizeof *idata);
-        if (odata != NULL)
-            memset(odata, 0, sizeof *odata);
+        cubind_mock_zero(idata, sizeof *idata);
+        cubind_mock_zero(odata, sizeof *odata);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -493,10 +447,8 @@ MOCK_API cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cuff
     cubind_mock_arg(&idata, sizeof(cufftDoubleReal *));
     cubind_mock_arg(&odata, sizeof(cufftDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (idata != NULL)
-            memset(idata, 0, sizeof *idata);
-        if (odata != NULL)
-            memset(odata, 0, sizeof *odata);
+        cubind_mock_zero(idata, sizeof *idata);
+        cubind_mock_zero(odata, sizeof *odata);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -509,10 +461,8 @@ MOCK_API cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, c
     cubind_mock_arg(&idata, sizeof(cufftDoubleComplex *));
     cubind_mock_arg(&odata, sizeof(cufftDoubleReal *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (idata != NULL)
-            memset(idata, 0, sizeof *idata);
-        if (odata != NULL)
-            memset(odata, 0, sizeof *odata);
+        cubind_mock_zero(idata, sizeof *idata);
+        cubind_mock_zero(odata, sizeof *odata);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -540,8 +490,7 @@ MOCK_API cufftResult cufftGetVersion(int *version)
     cubind_mock_begin("cufftGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -552,8 +501,7 @@ MOCK_API cufftResult cufftGetProperty(libraryPropertyType type, int *value)
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcufft reports it (property) */
@@ -579,8 +527,7 @@ MOCK_API cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty p
     cubind_mock_arg(&property, sizeof(cufftProperty));
     cubind_mock_arg(&returnPtrValue, sizeof(long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (returnPtrValue != NULL)
-            memset(returnPtrValue, 0, sizeof *returnPtrValue);
+        cubind_mock_zero(returnPtrValue, sizeof *returnPtrValue);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -602,8 +549,7 @@ MOCK_API cufftResult cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPU
     cubind_mock_arg(&nGPUs, sizeof(int));
     cubind_mock_arg(&whichGPUs, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (whichGPUs != NULL)
-            memset(whichGPUs, 0, sizeof *whichGPUs);
+        cubind_mock_zero(whichGPUs, sizeof *whichGPUs);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -616,8 +562,7 @@ MOCK_API cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor,
     cubind_mock_arg(&descriptor, sizeof(cudaLibXtDesc **));
     cubind_mock_arg(&format, sizeof(cufftXtSubFormat));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (descriptor != NULL)
-            memset(descriptor, 0, sizeof *descriptor);
+        cubind_mock_zero(descriptor, sizeof *descriptor);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -639,8 +584,7 @@ MOCK_API cufftResult cufftXtFree(cudaLibXtDesc *descriptor)
     cubind_mock_begin("cufftXtFree", __builtin_return_address(0));
     cubind_mock_arg(&descriptor, sizeof(cudaLibXtDesc *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (descriptor != NULL)
-            memset(descriptor, 0, sizeof *descriptor);
+        cubind_mock_zero(descriptor, sizeof *descriptor);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -652,8 +596,7 @@ MOCK_API cufftResult cufftXtSetWorkArea(cufftHandle plan, void **workArea)
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&workArea, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workArea != NULL)
-            memset(workArea, 0, sizeof *workArea);
+        cubind_mock_zero(workArea, sizeof *workArea);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -667,10 +610,8 @@ MOCK_API cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&direction, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (input != NULL)
-            memset(input, 0, sizeof *input);
-        if (output != NULL)
-            memset(output, 0, sizeof *output);
+        cubind_mock_zero(input, sizeof *input);
+        cubind_mock_zero(output, sizeof *output);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -683,10 +624,8 @@ MOCK_API cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (input != NULL)
-            memset(input, 0, sizeof *input);
-        if (output != NULL)
-            memset(output, 0, sizeof *output);
+        cubind_mock_zero(input, sizeof *input);
+        cubind_mock_zero(output, sizeof *output);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -699,10 +638,8 @@ MOCK_API cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (input != NULL)
-            memset(input, 0, sizeof *input);
-        if (output != NULL)
-            memset(output, 0, sizeof *output);
+        cubind_mock_zero(input, sizeof *input);
+        cubind_mock_zero(output, sizeof *output);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -716,10 +653,8 @@ MOCK_API cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&direction, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (input != NULL)
-            memset(input, 0, sizeof *input);
-        if (output != NULL)
-            memset(output, 0, sizeof *output);
+        cubind_mock_zero(input, sizeof *input);
+        cubind_mock_zero(output, sizeof *output);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -732,10 +667,8 @@ MOCK_API cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (input != NULL)
-            memset(input, 0, sizeof *input);
-        if (output != NULL)
-            memset(output, 0, sizeof *output);
+        cubind_mock_zero(input, sizeof *input);
+        cubind_mock_zero(output, sizeof *output);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -748,10 +681,8 @@ MOCK_API cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (input != NULL)
-            memset(input, 0, sizeof *input);
-        if (output != NULL)
-            memset(output, 0, sizeof *output);
+        cubind_mock_zero(input, sizeof *input);
+        cubind_mock_zero(output, sizeof *output);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -775,10 +706,8 @@ MOCK_API cufftResult cufftXtSetCallback(cufftHandle plan, void **callback_routin
     cubind_mock_arg(&cbType, sizeof(cufftXtCallbackType));
     cubind_mock_arg(&caller_info, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (callback_routine != NULL)
-            memset(callback_routine, 0, sizeof *callback_routine);
-        if (caller_info != NULL)
-            memset(caller_info, 0, sizeof *caller_info);
+        cubind_mock_zero(callback_routine, sizeof *callback_routine);
+        cubind_mock_zero(caller_info, sizeof *caller_info);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -835,14 +764,10 @@ MOCK_API cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *
     cubind_mock_arg(&workSize, sizeof(size_t *));
     cubind_mock_arg(&executiontype, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (n != NULL)
-            memset(n, 0, sizeof *n);
-        if (inembed != NULL)
-            memset(inembed, 0, sizeof *inembed);
-        if (onembed != NULL)
-            memset(onembed, 0, sizeof *onembed);
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -866,14 +791,10 @@ MOCK_API cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n
     cubind_mock_arg(&workSize, sizeof(size_t *));
     cubind_mock_arg(&executiontype, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (n != NULL)
-            memset(n, 0, sizeof *n);
-        if (inembed != NULL)
-            memset(inembed, 0, sizeof *inembed);
-        if (onembed != NULL)
-            memset(onembed, 0, sizeof *onembed);
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -898,10 +819,8 @@ MOCK_API cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *inpu
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&direction, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (input != NULL)
-            memset(input, 0, sizeof *input);
-        if (output != NULL)
-            memset(output, 0, sizeof *output);
+        cubind_mock_zero(input, sizeof *input);
+        cubind_mock_zero(output, sizeof *output);
     }
     return (cufftResult)cubind_mock_status();
 }
@@ -914,8 +833,7 @@ MOCK_API cufftResult cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaP
     cubind_mock_arg(&policy, sizeof(cufftXtWorkAreaPolicy));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workSize != NULL)
-            memset(workSize, 0, sizeof *workSize);
+        cubind_mock_zero(workSize, sizeof *workSize);
     }
     return (cufftResult)cubind_mock_status();
 }

@@ -23,8 +23,7 @@ MOCK_API CUptiResult cuptiGetResultString(CUptiResult result, const char **str)
     cubind_mock_arg(&result, sizeof(CUptiResult));
     cubind_mock_arg(&str, sizeof(const char **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (str != NULL)
-            memset(str, 0, sizeof *str);
+        cubind_mock_zero(str, sizeof *str);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -36,8 +35,7 @@ MOCK_API CUptiResult cuptiGetErrorMessage(CUptiResult result, const char **str)
     cubind_mock_arg(&result, sizeof(CUptiResult));
     cubind_mock_arg(&str, sizeof(const char **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (str != NULL)
-            memset(str, 0, sizeof *str);
+        cubind_mock_zero(str, sizeof *str);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -48,8 +46,7 @@ MOCK_API CUptiResult cuptiGetVersion(uint32_t *version)
     cubind_mock_begin("cuptiGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(uint32_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcupti reports it (encoded) */
@@ -77,10 +74,8 @@ MOCK_API CUptiResult cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTabl
     cubind_mock_arg(&domainCount, sizeof(size_t *));
     cubind_mock_arg(&domainTable, sizeof(CUpti_DomainTable *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (domainCount != NULL)
-            memset(domainCount, 0, sizeof *domainCount);
-        if (domainTable != NULL)
-            memset(domainTable, 0, sizeof *domainTable);
+        cubind_mock_zero(domainCount, sizeof *domainCount);
+        cubind_mock_zero(domainTable, sizeof *domainTable);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -93,8 +88,7 @@ MOCK_API CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_Ca
     cubind_mock_arg(&callback, sizeof(CUpti_CallbackFunc));
     cubind_mock_arg(&userdata, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (subscriber != NULL)
-            memset(subscriber, 0, sizeof *subscriber);
+        cubind_mock_zero(subscriber, sizeof *subscriber);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -108,10 +102,8 @@ MOCK_API CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti
     cubind_mock_arg(&userdata, sizeof(void *));
     cubind_mock_arg(&pParams, sizeof(CUpti_SubscriberParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (subscriber != NULL)
-            memset(subscriber, 0, sizeof *subscriber);
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(subscriber, sizeof *subscriber);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -133,8 +125,7 @@ MOCK_API CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHan
     cubind_mock_arg(&domain, sizeof(CUpti_CallbackDomain));
     cubind_mock_arg(&cbid, sizeof(CUpti_CallbackId));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (enable != NULL)
-            memset(enable, 0, sizeof *enable);
+        cubind_mock_zero(enable, sizeof *enable);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -177,8 +168,7 @@ MOCK_API CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t 
     cubind_mock_arg(&cbid, sizeof(uint32_t));
     cubind_mock_arg(&name, sizeof(const char **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (name != NULL)
-            memset(name, 0, sizeof *name);
+        cubind_mock_zero(name, sizeof *name);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -201,8 +191,7 @@ MOCK_API CUptiResult cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttrib
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (valueSize != NULL)
-            memset(valueSize, 0, sizeof *valueSize);
+        cubind_mock_zero(valueSize, sizeof *valueSize);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -214,8 +203,7 @@ MOCK_API CUptiResult cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *nu
     cubind_mock_arg(&device, sizeof(CUdevice));
     cubind_mock_arg(&numDomains, sizeof(uint32_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numDomains != NULL)
-            memset(numDomains, 0, sizeof *numDomains);
+        cubind_mock_zero(numDomains, sizeof *numDomains);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -228,10 +216,8 @@ MOCK_API CUptiResult cuptiDeviceEnumEventDomains(CUdevice device, size_t *arrayS
     cubind_mock_arg(&arraySizeBytes, sizeof(size_t *));
     cubind_mock_arg(&domainArray, sizeof(CUpti_EventDomainID *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (arraySizeBytes != NULL)
-            memset(arraySizeBytes, 0, sizeof *arraySizeBytes);
-        if (domainArray != NULL)
-            memset(domainArray, 0, sizeof *domainArray);
+        cubind_mock_zero(arraySizeBytes, sizeof *arraySizeBytes);
+        cubind_mock_zero(domainArray, sizeof *domainArray);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -246,8 +232,7 @@ MOCK_API CUptiResult cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_E
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (valueSize != NULL)
-            memset(valueSize, 0, sizeof *valueSize);
+        cubind_mock_zero(valueSize, sizeof *valueSize);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -258,8 +243,7 @@ MOCK_API CUptiResult cuptiGetNumEventDomains(uint32_t *numDomains)
     cubind_mock_begin("cuptiGetNumEventDomains", __builtin_return_address(0));
     cubind_mock_arg(&numDomains, sizeof(uint32_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numDomains != NULL)
-            memset(numDomains, 0, sizeof *numDomains);
+        cubind_mock_zero(numDomains, sizeof *numDomains);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -271,10 +255,8 @@ MOCK_API CUptiResult cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDo
     cubind_mock_arg(&arraySizeBytes, sizeof(size_t *));
     cubind_mock_arg(&domainArray, sizeof(CUpti_EventDomainID *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (arraySizeBytes != NULL)
-            memset(arraySizeBytes, 0, sizeof *arraySizeBytes);
-        if (domainArray != NULL)
-            memset(domainArray, 0, sizeof *domainArray);
+        cubind_mock_zero(arraySizeBytes, sizeof *arraySizeBytes);
+        cubind_mock_zero(domainArray, sizeof *domainArray);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -288,8 +270,7 @@ MOCK_API CUptiResult cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomai
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (valueSize != NULL)
-            memset(valueSize, 0, sizeof *valueSize);
+        cubind_mock_zero(valueSize, sizeof *valueSize);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -301,8 +282,7 @@ MOCK_API CUptiResult cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomai
     cubind_mock_arg(&eventDomain, sizeof(CUpti_EventDomainID));
     cubind_mock_arg(&numEvents, sizeof(uint32_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numEvents != NULL)
-            memset(numEvents, 0, sizeof *numEvents);
+        cubind_mock_zero(numEvents, sizeof *numEvents);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -315,10 +295,8 @@ MOCK_API CUptiResult cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain,
     cubind_mock_arg(&arraySizeBytes, sizeof(size_t *));
     cubind_mock_arg(&eventArray, sizeof(CUpti_EventID *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (arraySizeBytes != NULL)
-            memset(arraySizeBytes, 0, sizeof *arraySizeBytes);
-        if (eventArray != NULL)
-            memset(eventArray, 0, sizeof *eventArray);
+        cubind_mock_zero(arraySizeBytes, sizeof *arraySizeBytes);
+        cubind_mock_zero(eventArray, sizeof *eventArray);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -332,8 +310,7 @@ MOCK_API CUptiResult cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttr
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (valueSize != NULL)
-            memset(valueSize, 0, sizeof *valueSize);
+        cubind_mock_zero(valueSize, sizeof *valueSize);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -346,8 +323,7 @@ MOCK_API CUptiResult cuptiEventGetIdFromName(CUdevice device, const char *eventN
     cubind_mock_arg(&eventName, sizeof(const char *));
     cubind_mock_arg(&event, sizeof(CUpti_EventID *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (event != NULL)
-            memset(event, 0, sizeof *event);
+        cubind_mock_zero(event, sizeof *event);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -360,8 +336,7 @@ MOCK_API CUptiResult cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *
     cubind_mock_arg(&eventGroup, sizeof(CUpti_EventGroup *));
     cubind_mock_arg(&flags, sizeof(uint32_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (eventGroup != NULL)
-            memset(eventGroup, 0, sizeof *eventGroup);
+        cubind_mock_zero(eventGroup, sizeof *eventGroup);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -383,8 +358,7 @@ MOCK_API CUptiResult cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CU
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (valueSize != NULL)
-            memset(valueSize, 0, sizeof *valueSize);
+        cubind_mock_zero(valueSize, sizeof *valueSize);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -460,10 +434,8 @@ MOCK_API CUptiResult cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti
     cubind_mock_arg(&eventValueBufferSizeBytes, sizeof(size_t *));
     cubind_mock_arg(&eventValueBuffer, sizeof(uint64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (eventValueBufferSizeBytes != NULL)
-            memset(eventValueBufferSizeBytes, 0, sizeof *eventValueBufferSizeBytes);
-        if (eventValueBuffer != NULL)
-            memset(eventValueBuffer, 0, sizeof *eventValueBuffer);
+        cubind_mock_zero(eventValueBufferSizeBytes, sizeof *eventValueBufferSizeBytes);
+        cubind_mock_zero(eventValueBuffer, sizeof *eventValueBuffer);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -480,16 +452,11 @@ MOCK_API CUptiResult cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, C
     cubind_mock_arg(&eventIdArray, sizeof(CUpti_EventID *));
     cubind_mock_arg(&numEventIdsRead, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (eventValueBufferSizeBytes != NULL)
-            memset(eventValueBufferSizeBytes, 0, sizeof *eventValueBufferSizeBytes);
-        if (eventValueBuffer != NULL)
-            memset(eventValueBuffer, 0, sizeof *eventValueBuffer);
-        if (eventIdArraySizeBytes != NULL)
-            memset(eventIdArraySizeBytes, 0, sizeof *eventIdArraySizeBytes);
-        if (eventIdArray != NULL)
-            memset(eventIdArray, 0, sizeof *eventIdArray);
-        if (numEventIdsRead != NULL)
-            memset(numEventIdsRead, 0, sizeof *numEventIdsRead);
+        cubind_mock_zero(eventValueBufferSizeBytes, sizeof *eventValueBufferSizeBytes);
+        cubind_mock_zero(eventValueBuffer, sizeof *eventValueBuffer);
+        cubind_mock_zero(eventIdArraySizeBytes, sizeof *eventIdArraySizeBytes);
+        cubind_mock_zero(eventIdArray, sizeof *eventIdArray);
+        cubind_mock_zero(numEventIdsRead, sizeof *numEventIdsRead);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -503,10 +470,8 @@ MOCK_API CUptiResult cuptiEventGroupSetsCreate(CUcontext context, size_t eventId
     cubind_mock_arg(&eventIdArray, sizeof(CUpti_EventID *));
     cubind_mock_arg(&eventGroupPasses, sizeof(CUpti_EventGroupSets **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (eventIdArray != NULL)
-            memset(eventIdArray, 0, sizeof *eventIdArray);
-        if (eventGroupPasses != NULL)
-            memset(eventGroupPasses, 0, sizeof *eventGroupPasses);
+        cubind_mock_zero(eventIdArray, sizeof *eventIdArray);
+        cubind_mock_zero(eventGroupPasses, sizeof *eventGroupPasses);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -517,8 +482,7 @@ MOCK_API CUptiResult cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroup
     cubind_mock_begin("cuptiEventGroupSetsDestroy", __builtin_return_address(0));
     cubind_mock_arg(&eventGroupSets, sizeof(CUpti_EventGroupSets *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (eventGroupSets != NULL)
-            memset(eventGroupSets, 0, sizeof *eventGroupSets);
+        cubind_mock_zero(eventGroupSets, sizeof *eventGroupSets);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -529,8 +493,7 @@ MOCK_API CUptiResult cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet
     cubind_mock_begin("cuptiEventGroupSetEnable", __builtin_return_address(0));
     cubind_mock_arg(&eventGroupSet, sizeof(CUpti_EventGroupSet *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (eventGroupSet != NULL)
-            memset(eventGroupSet, 0, sizeof *eventGroupSet);
+        cubind_mock_zero(eventGroupSet, sizeof *eventGroupSet);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -541,8 +504,7 @@ MOCK_API CUptiResult cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSe
     cubind_mock_begin("cuptiEventGroupSetDisable", __builtin_return_address(0));
     cubind_mock_arg(&eventGroupSet, sizeof(CUpti_EventGroupSet *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (eventGroupSet != NULL)
-            memset(eventGroupSet, 0, sizeof *eventGroupSet);
+        cubind_mock_zero(eventGroupSet, sizeof *eventGroupSet);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -578,8 +540,7 @@ MOCK_API CUptiResult cuptiGetNumMetrics(uint32_t *numMetrics)
     cubind_mock_begin("cuptiGetNumMetrics", __builtin_return_address(0));
     cubind_mock_arg(&numMetrics, sizeof(uint32_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numMetrics != NULL)
-            memset(numMetrics, 0, sizeof *numMetrics);
+        cubind_mock_zero(numMetrics, sizeof *numMetrics);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -591,10 +552,8 @@ MOCK_API CUptiResult cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *me
     cubind_mock_arg(&arraySizeBytes, sizeof(size_t *));
     cubind_mock_arg(&metricArray, sizeof(CUpti_MetricID *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (arraySizeBytes != NULL)
-            memset(arraySizeBytes, 0, sizeof *arraySizeBytes);
-        if (metricArray != NULL)
-            memset(metricArray, 0, sizeof *metricArray);
+        cubind_mock_zero(arraySizeBytes, sizeof *arraySizeBytes);
+        cubind_mock_zero(metricArray, sizeof *metricArray);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -606,8 +565,7 @@ MOCK_API CUptiResult cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetr
     cubind_mock_arg(&device, sizeof(CUdevice));
     cubind_mock_arg(&numMetrics, sizeof(uint32_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numMetrics != NULL)
-            memset(numMetrics, 0, sizeof *numMetrics);
+        cubind_mock_zero(numMetrics, sizeof *numMetrics);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -620,10 +578,8 @@ MOCK_API CUptiResult cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBy
     cubind_mock_arg(&arraySizeBytes, sizeof(size_t *));
     cubind_mock_arg(&metricArray, sizeof(CUpti_MetricID *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (arraySizeBytes != NULL)
-            memset(arraySizeBytes, 0, sizeof *arraySizeBytes);
-        if (metricArray != NULL)
-            memset(metricArray, 0, sizeof *metricArray);
+        cubind_mock_zero(arraySizeBytes, sizeof *arraySizeBytes);
+        cubind_mock_zero(metricArray, sizeof *metricArray);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -637,8 +593,7 @@ MOCK_API CUptiResult cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_Metric
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (valueSize != NULL)
-            memset(valueSize, 0, sizeof *valueSize);
+        cubind_mock_zero(valueSize, sizeof *valueSize);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -651,8 +606,7 @@ MOCK_API CUptiResult cuptiMetricGetIdFromName(CUdevice device, const char *metri
     cubind_mock_arg(&metricName, sizeof(const char *));
     cubind_mock_arg(&metric, sizeof(CUpti_MetricID *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (metric != NULL)
-            memset(metric, 0, sizeof *metric);
+        cubind_mock_zero(metric, sizeof *metric);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -664,8 +618,7 @@ MOCK_API CUptiResult cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *nu
     cubind_mock_arg(&metric, sizeof(CUpti_MetricID));
     cubind_mock_arg(&numEvents, sizeof(uint32_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numEvents != NULL)
-            memset(numEvents, 0, sizeof *numEvents);
+        cubind_mock_zero(numEvents, sizeof *numEvents);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -678,10 +631,8 @@ MOCK_API CUptiResult cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventI
     cubind_mock_arg(&eventIdArraySizeBytes, sizeof(size_t *));
     cubind_mock_arg(&eventIdArray, sizeof(CUpti_EventID *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (eventIdArraySizeBytes != NULL)
-            memset(eventIdArraySizeBytes, 0, sizeof *eventIdArraySizeBytes);
-        if (eventIdArray != NULL)
-            memset(eventIdArray, 0, sizeof *eventIdArray);
+        cubind_mock_zero(eventIdArraySizeBytes, sizeof *eventIdArraySizeBytes);
+        cubind_mock_zero(eventIdArray, sizeof *eventIdArray);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -693,8 +644,7 @@ MOCK_API CUptiResult cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t
     cubind_mock_arg(&metric, sizeof(CUpti_MetricID));
     cubind_mock_arg(&numProp, sizeof(uint32_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numProp != NULL)
-            memset(numProp, 0, sizeof *numProp);
+        cubind_mock_zero(numProp, sizeof *numProp);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -707,10 +657,8 @@ MOCK_API CUptiResult cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *pr
     cubind_mock_arg(&propIdArraySizeBytes, sizeof(size_t *));
     cubind_mock_arg(&propIdArray, sizeof(CUpti_MetricPropertyID *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (propIdArraySizeBytes != NULL)
-            memset(propIdArraySizeBytes, 0, sizeof *propIdArraySizeBytes);
-        if (propIdArray != NULL)
-            memset(propIdArray, 0, sizeof *propIdArray);
+        cubind_mock_zero(propIdArraySizeBytes, sizeof *propIdArraySizeBytes);
+        cubind_mock_zero(propIdArray, sizeof *propIdArray);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -723,8 +671,7 @@ MOCK_API CUptiResult cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUp
     cubind_mock_arg(&metric, sizeof(CUpti_MetricID));
     cubind_mock_arg(&eventGroupSets, sizeof(CUpti_EventGroupSets **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (eventGroupSets != NULL)
-            memset(eventGroupSets, 0, sizeof *eventGroupSets);
+        cubind_mock_zero(eventGroupSets, sizeof *eventGroupSets);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -738,10 +685,8 @@ MOCK_API CUptiResult cuptiMetricCreateEventGroupSets(CUcontext context, size_t m
     cubind_mock_arg(&metricIdArray, sizeof(CUpti_MetricID *));
     cubind_mock_arg(&eventGroupPasses, sizeof(CUpti_EventGroupSets **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (metricIdArray != NULL)
-            memset(metricIdArray, 0, sizeof *metricIdArray);
-        if (eventGroupPasses != NULL)
-            memset(eventGroupPasses, 0, sizeof *eventGroupPasses);
+        cubind_mock_zero(metricIdArray, sizeof *metricIdArray);
+        cubind_mock_zero(eventGroupPasses, sizeof *eventGroupPasses);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -759,12 +704,9 @@ MOCK_API CUptiResult cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric,
     cubind_mock_arg(&timeDuration, sizeof(uint64_t));
     cubind_mock_arg(&metricValue, sizeof(CUpti_MetricValue *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (eventIdArray != NULL)
-            memset(eventIdArray, 0, sizeof *eventIdArray);
-        if (eventValueArray != NULL)
-            memset(eventValueArray, 0, sizeof *eventValueArray);
-        if (metricValue != NULL)
-            memset(metricValue, 0, sizeof *metricValue);
+        cubind_mock_zero(eventIdArray, sizeof *eventIdArray);
+        cubind_mock_zero(eventValueArray, sizeof *eventValueArray);
+        cubind_mock_zero(metricValue, sizeof *metricValue);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -784,16 +726,11 @@ MOCK_API CUptiResult cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdA
     cubind_mock_arg(&propValueArray, sizeof(uint64_t *));
     cubind_mock_arg(&metricValue, sizeof(CUpti_MetricValue *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (eventIdArray != NULL)
-            memset(eventIdArray, 0, sizeof *eventIdArray);
-        if (eventValueArray != NULL)
-            memset(eventValueArray, 0, sizeof *eventValueArray);
-        if (propIdArray != NULL)
-            memset(propIdArray, 0, sizeof *propIdArray);
-        if (propValueArray != NULL)
-            memset(propValueArray, 0, sizeof *propValueArray);
-        if (metricValue != NULL)
-            memset(metricValue, 0, sizeof *metricValue);
+        cubind_mock_zero(eventIdArray, sizeof *eventIdArray);
+        cubind_mock_zero(eventValueArray, sizeof *eventValueArray);
+        cubind_mock_zero(propIdArray, sizeof *propIdArray);
+        cubind_mock_zero(propValueArray, sizeof *propValueArray);
+        cubind_mock_zero(metricValue, sizeof *metricValue);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -804,8 +741,7 @@ MOCK_API CUptiResult cuptiGetTimestamp(uint64_t *timestamp)
     cubind_mock_begin("cuptiGetTimestamp", __builtin_return_address(0));
     cubind_mock_arg(&timestamp, sizeof(uint64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (timestamp != NULL)
-            memset(timestamp, 0, sizeof *timestamp);
+        cubind_mock_zero(timestamp, sizeof *timestamp);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -817,8 +753,7 @@ MOCK_API CUptiResult cuptiGetContextId(CUcontext context, uint32_t *contextId)
     cubind_mock_arg(&context, sizeof(CUcontext));
     cubind_mock_arg(&contextId, sizeof(uint32_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (contextId != NULL)
-            memset(contextId, 0, sizeof *contextId);
+        cubind_mock_zero(contextId, sizeof *contextId);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -831,8 +766,7 @@ MOCK_API CUptiResult cuptiGetStreamId(CUcontext context, CUstream stream, uint32
     cubind_mock_arg(&stream, sizeof(CUstream));
     cubind_mock_arg(&streamId, sizeof(uint32_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -846,8 +780,7 @@ MOCK_API CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint
     cubind_mock_arg(&perThreadStream, sizeof(uint8_t));
     cubind_mock_arg(&streamId, sizeof(uint32_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -859,8 +792,7 @@ MOCK_API CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)
     cubind_mock_arg(&context, sizeof(CUcontext));
     cubind_mock_arg(&deviceId, sizeof(uint32_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (deviceId != NULL)
-            memset(deviceId, 0, sizeof *deviceId);
+        cubind_mock_zero(deviceId, sizeof *deviceId);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -872,8 +804,7 @@ MOCK_API CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)
     cubind_mock_arg(&node, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeId, sizeof(uint64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nodeId != NULL)
-            memset(nodeId, 0, sizeof *nodeId);
+        cubind_mock_zero(nodeId, sizeof *nodeId);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -885,8 +816,7 @@ MOCK_API CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *pId)
     cubind_mock_arg(&graph, sizeof(CUgraph));
     cubind_mock_arg(&pId, sizeof(uint32_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pId != NULL)
-            memset(pId, 0, sizeof *pId);
+        cubind_mock_zero(pId, sizeof *pId);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -898,8 +828,7 @@ MOCK_API CUptiResult cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)
     cubind_mock_arg(&graphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&pId, sizeof(uint32_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pId != NULL)
-            memset(pId, 0, sizeof *pId);
+        cubind_mock_zero(pId, sizeof *pId);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -954,8 +883,7 @@ MOCK_API CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32
     cubind_mock_arg(&streamId, sizeof(uint32_t));
     cubind_mock_arg(&dropped, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dropped != NULL)
-            memset(dropped, 0, sizeof *dropped);
+        cubind_mock_zero(dropped, sizeof *dropped);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -968,10 +896,8 @@ MOCK_API CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBuf
     cubind_mock_arg(&validBufferSizeBytes, sizeof(size_t));
     cubind_mock_arg(&record, sizeof(CUpti_Activity **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (buffer != NULL)
-            memset(buffer, 0, sizeof *buffer);
-        if (record != NULL)
-            memset(record, 0, sizeof *record);
+        cubind_mock_zero(buffer, sizeof *buffer);
+        cubind_mock_zero(record, sizeof *record);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1011,8 +937,7 @@ MOCK_API CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, siz
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (valueSize != NULL)
-            memset(valueSize, 0, sizeof *valueSize);
+        cubind_mock_zero(valueSize, sizeof *valueSize);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1025,8 +950,7 @@ MOCK_API CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, siz
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (valueSize != NULL)
-            memset(valueSize, 0, sizeof *valueSize);
+        cubind_mock_zero(valueSize, sizeof *valueSize);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1038,8 +962,7 @@ MOCK_API CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUn
     cubind_mock_arg(&config, sizeof(CUpti_ActivityUnifiedMemoryCounterConfig *));
     cubind_mock_arg(&count, sizeof(uint32_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (config != NULL)
-            memset(config, 0, sizeof *config);
+        cubind_mock_zero(config, sizeof *config);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1051,8 +974,7 @@ MOCK_API CUptiResult cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAut
     cubind_mock_arg(&context, sizeof(CUcontext));
     cubind_mock_arg(&state, sizeof(CUpti_ActivityAutoBoostState *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (state != NULL)
-            memset(state, 0, sizeof *state);
+        cubind_mock_zero(state, sizeof *state);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1064,8 +986,7 @@ MOCK_API CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_Activ
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&config, sizeof(CUpti_ActivityPCSamplingConfig *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (config != NULL)
-            memset(config, 0, sizeof *config);
+        cubind_mock_zero(config, sizeof *config);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1091,8 +1012,7 @@ MOCK_API CUptiResult cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)
     cubind_mock_begin("cuptiGetThreadIdType", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(CUpti_ActivityThreadIdType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (type != NULL)
-            memset(type, 0, sizeof *type);
+        cubind_mock_zero(type, sizeof *type);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1105,8 +1025,7 @@ MOCK_API CUptiResult cuptiComputeCapabilitySupported(int major, int minor, int *
     cubind_mock_arg(&minor, sizeof(int));
     cubind_mock_arg(&support, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (support != NULL)
-            memset(support, 0, sizeof *support);
+        cubind_mock_zero(support, sizeof *support);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1118,8 +1037,7 @@ MOCK_API CUptiResult cuptiDeviceSupported(CUdevice dev, int *support)
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&support, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (support != NULL)
-            memset(support, 0, sizeof *support);
+        cubind_mock_zero(support, sizeof *support);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1131,8 +1049,7 @@ MOCK_API CUptiResult cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVir
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&mode, sizeof(CUpti_DeviceVirtualizationMode *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1160,8 +1077,7 @@ MOCK_API CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrela
     cubind_mock_arg(&kind, sizeof(CUpti_ExternalCorrelationKind));
     cubind_mock_arg(&lastId, sizeof(uint64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lastId != NULL)
-            memset(lastId, 0, sizeof *lastId);
+        cubind_mock_zero(lastId, sizeof *lastId);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1262,8 +1178,7 @@ MOCK_API CUptiResult cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingCo
     cubind_mock_begin("cuptiPCSamplingSetConfigurationAttribute", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingConfigurationInfoParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1274,8 +1189,7 @@ MOCK_API CUptiResult cuptiPCSamplingGetConfigurationAttribute(CUpti_PCSamplingCo
     cubind_mock_begin("cuptiPCSamplingGetConfigurationAttribute", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingConfigurationInfoParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1286,8 +1200,7 @@ MOCK_API CUptiResult cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *pPara
     cubind_mock_begin("cuptiPCSamplingGetData", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingGetDataParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1298,8 +1211,7 @@ MOCK_API CUptiResult cuptiPCSamplingEnable(CUpti_PCSamplingEnableParams *pParams
     cubind_mock_begin("cuptiPCSamplingEnable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingEnableParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1310,8 +1222,7 @@ MOCK_API CUptiResult cuptiPCSamplingDisable(CUpti_PCSamplingDisableParams *pPara
     cubind_mock_begin("cuptiPCSamplingDisable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingDisableParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1322,8 +1233,7 @@ MOCK_API CUptiResult cuptiPCSamplingStart(CUpti_PCSamplingStartParams *pParams)
     cubind_mock_begin("cuptiPCSamplingStart", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingStartParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1334,8 +1244,7 @@ MOCK_API CUptiResult cuptiPCSamplingStop(CUpti_PCSamplingStopParams *pParams)
     cubind_mock_begin("cuptiPCSamplingStop", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingStopParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1346,8 +1255,7 @@ MOCK_API CUptiResult cuptiPCSamplingGetNumStallReasons(CUpti_PCSamplingGetNumSta
     cubind_mock_begin("cuptiPCSamplingGetNumStallReasons", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingGetNumStallReasonsParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1358,8 +1266,7 @@ MOCK_API CUptiResult cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReas
     cubind_mock_begin("cuptiPCSamplingGetStallReasons", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingGetStallReasonsParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1370,8 +1277,7 @@ MOCK_API CUptiResult cuptiGetSassToSourceCorrelation(CUpti_GetSassToSourceCorrel
     cubind_mock_begin("cuptiGetSassToSourceCorrelation", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_GetSassToSourceCorrelationParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1382,8 +1288,7 @@ MOCK_API CUptiResult cuptiGetCubinCrc(CUpti_GetCubinCrcParams *pParams)
     cubind_mock_begin("cuptiGetCubinCrc", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_GetCubinCrcParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1402,8 +1307,7 @@ MOCK_API CUptiResult cuptiPmSamplingSetConfig(CUpti_PmSampling_SetConfig_Params 
     cubind_mock_begin("cuptiPmSamplingSetConfig", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_SetConfig_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1414,8 +1318,7 @@ MOCK_API CUptiResult cuptiPmSamplingEnable(CUpti_PmSampling_Enable_Params *pPara
     cubind_mock_begin("cuptiPmSamplingEnable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_Enable_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1426,8 +1329,7 @@ MOCK_API CUptiResult cuptiPmSamplingDisable(CUpti_PmSampling_Disable_Params *pPa
     cubind_mock_begin("cuptiPmSamplingDisable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_Disable_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1438,8 +1340,7 @@ MOCK_API CUptiResult cuptiPmSamplingStart(CUpti_PmSampling_Start_Params *pParams
     cubind_mock_begin("cuptiPmSamplingStart", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_Start_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1450,8 +1351,7 @@ MOCK_API CUptiResult cuptiPmSamplingStop(CUpti_PmSampling_Stop_Params *pParams)
     cubind_mock_begin("cuptiPmSamplingStop", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_Stop_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1462,8 +1362,7 @@ MOCK_API CUptiResult cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Param
     cubind_mock_begin("cuptiPmSamplingDecodeData", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_DecodeData_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1474,8 +1373,7 @@ MOCK_API CUptiResult cuptiPmSamplingGetCounterAvailability(CUpti_PmSampling_GetC
     cubind_mock_begin("cuptiPmSamplingGetCounterAvailability", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_GetCounterAvailability_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1486,8 +1384,7 @@ MOCK_API CUptiResult cuptiPmSamplingGetCounterDataSize(CUpti_PmSampling_GetCount
     cubind_mock_begin("cuptiPmSamplingGetCounterDataSize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_GetCounterDataSize_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1498,8 +1395,7 @@ MOCK_API CUptiResult cuptiPmSamplingCounterDataImageInitialize(CUpti_PmSampling_
     cubind_mock_begin("cuptiPmSamplingCounterDataImageInitialize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_CounterDataImage_Initialize_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1510,8 +1406,7 @@ MOCK_API CUptiResult cuptiPmSamplingGetCounterDataInfo(CUpti_PmSampling_GetCount
     cubind_mock_begin("cuptiPmSamplingGetCounterDataInfo", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_GetCounterDataInfo_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1522,8 +1417,7 @@ MOCK_API CUptiResult cuptiPmSamplingCounterDataGetSampleInfo(CUpti_PmSampling_Co
     cubind_mock_begin("cuptiPmSamplingCounterDataGetSampleInfo", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_CounterData_GetSampleInfo_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1534,8 +1428,7 @@ MOCK_API CUptiResult cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *p
     cubind_mock_begin("cuptiProfilerInitialize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_Initialize_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1546,8 +1439,7 @@ MOCK_API CUptiResult cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Param
     cubind_mock_begin("cuptiProfilerDeInitialize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_DeInitialize_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1558,8 +1450,7 @@ MOCK_API CUptiResult cuptiProfilerCounterDataImageCalculateSize(CUpti_Profiler_C
     cubind_mock_begin("cuptiProfilerCounterDataImageCalculateSize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_CounterDataImage_CalculateSize_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1570,8 +1461,7 @@ MOCK_API CUptiResult cuptiProfilerCounterDataImageInitialize(CUpti_Profiler_Coun
     cubind_mock_begin("cuptiProfilerCounterDataImageInitialize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_CounterDataImage_Initialize_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1582,8 +1472,7 @@ MOCK_API CUptiResult cuptiProfilerCounterDataImageCalculateScratchBufferSize(CUp
     cubind_mock_begin("cuptiProfilerCounterDataImageCalculateScratchBufferSize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1594,8 +1483,7 @@ MOCK_API CUptiResult cuptiProfilerCounterDataImageInitializeScratchBuffer(CUpti_
     cubind_mock_begin("cuptiProfilerCounterDataImageInitializeScratchBuffer", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1606,8 +1494,7 @@ MOCK_API CUptiResult cuptiProfilerBeginSession(CUpti_Profiler_BeginSession_Param
     cubind_mock_begin("cuptiProfilerBeginSession", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_BeginSession_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1618,8 +1505,7 @@ MOCK_API CUptiResult cuptiProfilerEndSession(CUpti_Profiler_EndSession_Params *p
     cubind_mock_begin("cuptiProfilerEndSession", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_EndSession_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1630,8 +1516,7 @@ MOCK_API CUptiResult cuptiProfilerSetConfig(CUpti_Profiler_SetConfig_Params *pPa
     cubind_mock_begin("cuptiProfilerSetConfig", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_SetConfig_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1642,8 +1527,7 @@ MOCK_API CUptiResult cuptiProfilerUnsetConfig(CUpti_Profiler_UnsetConfig_Params 
     cubind_mock_begin("cuptiProfilerUnsetConfig", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_UnsetConfig_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1654,8 +1538,7 @@ MOCK_API CUptiResult cuptiProfilerBeginPass(CUpti_Profiler_BeginPass_Params *pPa
     cubind_mock_begin("cuptiProfilerBeginPass", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_BeginPass_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1666,8 +1549,7 @@ MOCK_API CUptiResult cuptiProfilerEndPass(CUpti_Profiler_EndPass_Params *pParams
     cubind_mock_begin("cuptiProfilerEndPass", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_EndPass_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1678,8 +1560,7 @@ MOCK_API CUptiResult cuptiProfilerEnableProfiling(CUpti_Profiler_EnableProfiling
     cubind_mock_begin("cuptiProfilerEnableProfiling", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_EnableProfiling_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1690,8 +1571,7 @@ MOCK_API CUptiResult cuptiProfilerDisableProfiling(CUpti_Profiler_DisableProfili
     cubind_mock_begin("cuptiProfilerDisableProfiling", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_DisableProfiling_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1702,8 +1582,7 @@ MOCK_API CUptiResult cuptiProfilerIsPassCollected(CUpti_Profiler_IsPassCollected
     cubind_mock_begin("cuptiProfilerIsPassCollected", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_IsPassCollected_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1714,8 +1593,7 @@ MOCK_API CUptiResult cuptiProfilerFlushCounterData(CUpti_Profiler_FlushCounterDa
     cubind_mock_begin("cuptiProfilerFlushCounterData", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_FlushCounterData_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1726,8 +1604,7 @@ MOCK_API CUptiResult cuptiProfilerPushRange(CUpti_Profiler_PushRange_Params *pPa
     cubind_mock_begin("cuptiProfilerPushRange", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_PushRange_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1738,8 +1615,7 @@ MOCK_API CUptiResult cuptiProfilerPopRange(CUpti_Profiler_PopRange_Params *pPara
     cubind_mock_begin("cuptiProfilerPopRange", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_PopRange_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1750,8 +1626,7 @@ MOCK_API CUptiResult cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCount
     cubind_mock_begin("cuptiProfilerGetCounterAvailability", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_GetCounterAvailability_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1762,8 +1637,7 @@ MOCK_API CUptiResult cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported
     cubind_mock_begin("cuptiProfilerDeviceSupported", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_DeviceSupported_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1774,8 +1648,7 @@ MOCK_API CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_P
     cubind_mock_begin("cuptiRangeProfilerSetConfig", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_SetConfig_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1786,8 +1659,7 @@ MOCK_API CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params 
     cubind_mock_begin("cuptiRangeProfilerEnable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_Enable_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1798,8 +1670,7 @@ MOCK_API CUptiResult cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Param
     cubind_mock_begin("cuptiRangeProfilerDisable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_Disable_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1810,8 +1681,7 @@ MOCK_API CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p
     cubind_mock_begin("cuptiRangeProfilerStart", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_Start_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1822,8 +1692,7 @@ MOCK_API CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *pPa
     cubind_mock_begin("cuptiRangeProfilerStop", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_Stop_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1834,8 +1703,7 @@ MOCK_API CUptiResult cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_P
     cubind_mock_begin("cuptiRangeProfilerPushRange", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_PushRange_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1846,8 +1714,7 @@ MOCK_API CUptiResult cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Par
     cubind_mock_begin("cuptiRangeProfilerPopRange", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_PopRange_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1858,8 +1725,7 @@ MOCK_API CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData
     cubind_mock_begin("cuptiRangeProfilerDecodeData", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_DecodeData_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1870,8 +1736,7 @@ MOCK_API CUptiResult cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_Ge
     cubind_mock_begin("cuptiRangeProfilerGetCounterDataSize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_GetCounterDataSize_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1882,8 +1747,7 @@ MOCK_API CUptiResult cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangePro
     cubind_mock_begin("cuptiRangeProfilerCounterDataImageInitialize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1894,8 +1758,7 @@ MOCK_API CUptiResult cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_Ge
     cubind_mock_begin("cuptiRangeProfilerGetCounterDataInfo", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_GetCounterDataInfo_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1906,8 +1769,7 @@ MOCK_API CUptiResult cuptiRangeProfilerCounterDataGetRangeInfo(CUpti_RangeProfil
     cubind_mock_begin("cuptiRangeProfilerCounterDataGetRangeInfo", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1918,8 +1780,7 @@ MOCK_API CUptiResult cuptiSassMetricsGetNumOfMetrics(CUpti_SassMetrics_GetNumOfM
     cubind_mock_begin("cuptiSassMetricsGetNumOfMetrics", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetrics_GetNumOfMetrics_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1930,8 +1791,7 @@ MOCK_API CUptiResult cuptiSassMetricsGetMetrics(CUpti_SassMetrics_GetMetrics_Par
     cubind_mock_begin("cuptiSassMetricsGetMetrics", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetrics_GetMetrics_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1942,8 +1802,7 @@ MOCK_API CUptiResult cuptiSassMetricsGetProperties(CUpti_SassMetrics_GetProperti
     cubind_mock_begin("cuptiSassMetricsGetProperties", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetrics_GetProperties_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1954,8 +1813,7 @@ MOCK_API CUptiResult cuptiSassMetricsSetConfig(CUpti_SassMetricsSetConfig_Params
     cubind_mock_begin("cuptiSassMetricsSetConfig", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetricsSetConfig_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1966,8 +1824,7 @@ MOCK_API CUptiResult cuptiSassMetricsUnsetConfig(CUpti_SassMetricsUnsetConfig_Pa
     cubind_mock_begin("cuptiSassMetricsUnsetConfig", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetricsUnsetConfig_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1978,8 +1835,7 @@ MOCK_API CUptiResult cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params *pPar
     cubind_mock_begin("cuptiSassMetricsEnable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetricsEnable_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -1990,8 +1846,7 @@ MOCK_API CUptiResult cuptiSassMetricsDisable(CUpti_SassMetricsDisable_Params *pP
     cubind_mock_begin("cuptiSassMetricsDisable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetricsDisable_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -2002,8 +1857,7 @@ MOCK_API CUptiResult cuptiSassMetricsGetDataProperties(CUpti_SassMetricsGetDataP
     cubind_mock_begin("cuptiSassMetricsGetDataProperties", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetricsGetDataProperties_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -2014,8 +1868,7 @@ MOCK_API CUptiResult cuptiSassMetricsFlushData(CUpti_SassMetricsFlushData_Params
     cubind_mock_begin("cuptiSassMetricsFlushData", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetricsFlushData_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }
@@ -2026,8 +1879,7 @@ MOCK_API CUptiResult cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *pPa
     cubind_mock_begin("cuptiDeviceGetChipName", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Device_GetChipName_Params *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pParams != NULL)
-            memset(pParams, 0, sizeof *pParams);
+        cubind_mock_zero(pParams, sizeof *pParams);
     }
     return (CUptiResult)cubind_mock_status();
 }

@@ -23,8 +23,7 @@ MOCK_API curandStatus_t curandCreateGenerator(curandGenerator_t *generator, cura
     cubind_mock_arg(&generator, sizeof(curandGenerator_t *));
     cubind_mock_arg(&rng_type, sizeof(curandRngType_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (generator != NULL)
-            memset(generator, 0, sizeof *generator);
+        cubind_mock_zero(generator, sizeof *generator);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -36,8 +35,7 @@ MOCK_API curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, 
     cubind_mock_arg(&generator, sizeof(curandGenerator_t *));
     cubind_mock_arg(&rng_type, sizeof(curandRngType_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (generator != NULL)
-            memset(generator, 0, sizeof *generator);
+        cubind_mock_zero(generator, sizeof *generator);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -56,8 +54,7 @@ MOCK_API curandStatus_t curandGetVersion(int *version)
     cubind_mock_begin("curandGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -69,8 +66,7 @@ MOCK_API curandStatus_t curandGetProperty(libraryPropertyType type, int *value)
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcurand reports it (property) */
@@ -132,8 +128,7 @@ MOCK_API curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int
     cubind_mock_arg(&outputPtr, sizeof(unsigned int *));
     cubind_mock_arg(&num, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outputPtr != NULL)
-            memset(outputPtr, 0, sizeof *outputPtr);
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -146,8 +141,7 @@ MOCK_API curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsi
     cubind_mock_arg(&outputPtr, sizeof(unsigned long long *));
     cubind_mock_arg(&num, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outputPtr != NULL)
-            memset(outputPtr, 0, sizeof *outputPtr);
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -160,8 +154,7 @@ MOCK_API curandStatus_t curandGenerateUniform(curandGenerator_t generator, float
     cubind_mock_arg(&outputPtr, sizeof(float *));
     cubind_mock_arg(&num, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outputPtr != NULL)
-            memset(outputPtr, 0, sizeof *outputPtr);
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -174,8 +167,7 @@ MOCK_API curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator,
     cubind_mock_arg(&outputPtr, sizeof(double *));
     cubind_mock_arg(&num, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outputPtr != NULL)
-            memset(outputPtr, 0, sizeof *outputPtr);
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -190,8 +182,7 @@ MOCK_API curandStatus_t curandGenerateNormal(curandGenerator_t generator, float 
     cubind_mock_arg(&mean, sizeof(float));
     cubind_mock_arg(&stddev, sizeof(float));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outputPtr != NULL)
-            memset(outputPtr, 0, sizeof *outputPtr);
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -206,8 +197,7 @@ MOCK_API curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, 
     cubind_mock_arg(&mean, sizeof(double));
     cubind_mock_arg(&stddev, sizeof(double));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outputPtr != NULL)
-            memset(outputPtr, 0, sizeof *outputPtr);
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -222,8 +212,7 @@ MOCK_API curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, flo
     cubind_mock_arg(&mean, sizeof(float));
     cubind_mock_arg(&stddev, sizeof(float));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outputPtr != NULL)
-            memset(outputPtr, 0, sizeof *outputPtr);
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -238,8 +227,7 @@ MOCK_API curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generato
     cubind_mock_arg(&mean, sizeof(double));
     cubind_mock_arg(&stddev, sizeof(double));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outputPtr != NULL)
-            memset(outputPtr, 0, sizeof *outputPtr);
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -251,8 +239,7 @@ MOCK_API curandStatus_t curandCreatePoissonDistribution(double lambda, curandDis
     cubind_mock_arg(&lambda, sizeof(double));
     cubind_mock_arg(&discrete_distribution, sizeof(curandDiscreteDistribution_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (discrete_distribution != NULL)
-            memset(discrete_distribution, 0, sizeof *discrete_distribution);
+        cubind_mock_zero(discrete_distribution, sizeof *discrete_distribution);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -274,8 +261,7 @@ MOCK_API curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsig
     cubind_mock_arg(&n, sizeof(size_t));
     cubind_mock_arg(&lambda, sizeof(double));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outputPtr != NULL)
-            memset(outputPtr, 0, sizeof *outputPtr);
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -290,8 +276,7 @@ MOCK_API curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator,
     cubind_mock_arg(&lambda, sizeof(double));
     cubind_mock_arg(&method, sizeof(curandMethod_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outputPtr != NULL)
-            memset(outputPtr, 0, sizeof *outputPtr);
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -306,8 +291,7 @@ MOCK_API curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsi
     cubind_mock_arg(&n, sizeof(unsigned int));
     cubind_mock_arg(&p, sizeof(double));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outputPtr != NULL)
-            memset(outputPtr, 0, sizeof *outputPtr);
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -323,8 +307,7 @@ MOCK_API curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator
     cubind_mock_arg(&p, sizeof(double));
     cubind_mock_arg(&method, sizeof(curandMethod_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outputPtr != NULL)
-            memset(outputPtr, 0, sizeof *outputPtr);
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -344,8 +327,7 @@ MOCK_API curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t *
     cubind_mock_arg(&vectors, sizeof(curandDirectionVectors32_t **));
     cubind_mock_arg(&set, sizeof(curandDirectionVectorSet_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vectors != NULL)
-            memset(vectors, 0, sizeof *vectors);
+        cubind_mock_zero(vectors, sizeof *vectors);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -356,8 +338,7 @@ MOCK_API curandStatus_t curandGetScrambleConstants32(unsigned int **constants)
     cubind_mock_begin("curandGetScrambleConstants32", __builtin_return_address(0));
     cubind_mock_arg(&constants, sizeof(unsigned int **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (constants != NULL)
-            memset(constants, 0, sizeof *constants);
+        cubind_mock_zero(constants, sizeof *constants);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -369,8 +350,7 @@ MOCK_API curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t *
     cubind_mock_arg(&vectors, sizeof(curandDirectionVectors64_t **));
     cubind_mock_arg(&set, sizeof(curandDirectionVectorSet_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vectors != NULL)
-            memset(vectors, 0, sizeof *vectors);
+        cubind_mock_zero(vectors, sizeof *vectors);
     }
     return (curandStatus_t)cubind_mock_status();
 }
@@ -381,8 +361,7 @@ MOCK_API curandStatus_t curandGetScrambleConstants64(unsigned long long **consta
     cubind_mock_begin("curandGetScrambleConstants64", __builtin_return_address(0));
     cubind_mock_arg(&constants, sizeof(unsigned long long **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (constants != NULL)
-            memset(constants, 0, sizeof *constants);
+        cubind_mock_zero(constants, sizeof *constants);
     }
     return (curandStatus_t)cubind_mock_status();
 }

@@ -24,8 +24,7 @@ MOCK_API cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *val
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcusolver reports it (property) */
@@ -40,8 +39,7 @@ MOCK_API cusolverStatus_t cusolverGetVersion(int *version)
     cubind_mock_begin("cusolverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -52,8 +50,7 @@ MOCK_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
     cubind_mock_begin("cusolverDnCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -82,8 +79,7 @@ MOCK_API cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStr
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -154,8 +150,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *param
     cubind_mock_begin("cusolverDnIRSParamsCreate", __builtin_return_address(0));
     cubind_mock_arg(&params_ptr, sizeof(cusolverDnIRSParams_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (params_ptr != NULL)
-            memset(params_ptr, 0, sizeof *params_ptr);
+        cubind_mock_zero(params_ptr, sizeof *params_ptr);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -248,8 +243,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t p
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (maxiters != NULL)
-            memset(maxiters, 0, sizeof *maxiters);
+        cubind_mock_zero(maxiters, sizeof *maxiters);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -284,8 +278,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_p
     cubind_mock_begin("cusolverDnIRSInfosCreate", __builtin_return_address(0));
     cubind_mock_arg(&infos_ptr, sizeof(cusolverDnIRSInfos_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (infos_ptr != NULL)
-            memset(infos_ptr, 0, sizeof *infos_ptr);
+        cubind_mock_zero(infos_ptr, sizeof *infos_ptr);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -297,8 +290,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (niters != NULL)
-            memset(niters, 0, sizeof *niters);
+        cubind_mock_zero(niters, sizeof *niters);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -310,8 +302,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t 
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&outer_niters, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outer_niters != NULL)
-            memset(outer_niters, 0, sizeof *outer_niters);
+        cubind_mock_zero(outer_niters, sizeof *outer_niters);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -331,8 +322,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfo
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&residual_history, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (residual_history != NULL)
-            memset(residual_history, 0, sizeof *residual_history);
+        cubind_mock_zero(residual_history, sizeof *residual_history);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -344,8 +334,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t inf
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (maxiters != NULL)
-            memset(maxiters, 0, sizeof *maxiters);
+        cubind_mock_zero(maxiters, sizeof *maxiters);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -369,18 +358,12 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -404,18 +387,12 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -439,18 +416,12 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -474,18 +445,12 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -509,18 +474,12 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -544,18 +503,12 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -579,18 +532,12 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -614,18 +561,12 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -649,18 +590,12 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -684,18 +619,12 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -719,18 +648,12 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -754,18 +677,12 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -789,18 +706,12 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -824,18 +735,12 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -859,18 +764,12 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -894,18 +793,12 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -929,18 +822,12 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -964,18 +851,12 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -997,16 +878,11 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1028,16 +904,11 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1059,16 +930,11 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1090,16 +956,11 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1121,16 +982,11 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1152,16 +1008,11 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1183,16 +1034,11 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1214,16 +1060,11 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1245,16 +1086,11 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1276,16 +1112,11 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1307,16 +1138,11 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1338,16 +1164,11 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1369,16 +1190,11 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1400,16 +1216,11 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1431,16 +1242,11 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1462,16 +1268,11 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1493,16 +1294,11 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1524,16 +1320,11 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1557,16 +1348,11 @@ MOCK_API cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1590,16 +1376,11 @@ MOCK_API cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1623,16 +1404,11 @@ MOCK_API cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1656,16 +1432,11 @@ MOCK_API cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1689,16 +1460,11 @@ MOCK_API cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1722,16 +1488,11 @@ MOCK_API cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1755,16 +1516,11 @@ MOCK_API cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1788,16 +1544,11 @@ MOCK_API cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1821,16 +1572,11 @@ MOCK_API cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1854,16 +1600,11 @@ MOCK_API cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1887,16 +1628,11 @@ MOCK_API cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1920,16 +1656,11 @@ MOCK_API cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1953,16 +1684,11 @@ MOCK_API cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1986,16 +1712,11 @@ MOCK_API cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2019,16 +1740,11 @@ MOCK_API cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2052,16 +1768,11 @@ MOCK_API cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2085,16 +1796,11 @@ MOCK_API cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2118,16 +1824,11 @@ MOCK_API cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2149,14 +1850,10 @@ MOCK_API cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2178,14 +1875,10 @@ MOCK_API cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2207,14 +1900,10 @@ MOCK_API cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2236,14 +1925,10 @@ MOCK_API cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2265,14 +1950,10 @@ MOCK_API cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2294,14 +1975,10 @@ MOCK_API cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2323,14 +2000,10 @@ MOCK_API cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2352,14 +2025,10 @@ MOCK_API cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2381,14 +2050,10 @@ MOCK_API cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2410,14 +2075,10 @@ MOCK_API cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2439,14 +2100,10 @@ MOCK_API cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2468,14 +2125,10 @@ MOCK_API cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2497,14 +2150,10 @@ MOCK_API cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2526,14 +2175,10 @@ MOCK_API cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2555,14 +2200,10 @@ MOCK_API cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2584,14 +2225,10 @@ MOCK_API cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2613,14 +2250,10 @@ MOCK_API cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2642,14 +2275,10 @@ MOCK_API cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2674,10 +2303,8 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (niters != NULL)
-            memset(niters, 0, sizeof *niters);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(niters, sizeof *niters);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2692,8 +2319,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2719,10 +2345,8 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (niters != NULL)
-            memset(niters, 0, sizeof *niters);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(niters, sizeof *niters);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2738,8 +2362,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2755,10 +2378,8 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2774,10 +2395,8 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2793,10 +2412,8 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2812,10 +2429,8 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2833,12 +2448,9 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2856,12 +2468,9 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2879,12 +2488,9 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2902,12 +2508,9 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2926,10 +2529,8 @@ MOCK_API cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2948,10 +2549,8 @@ MOCK_API cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2970,10 +2569,8 @@ MOCK_API cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2992,10 +2589,8 @@ MOCK_API cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3012,10 +2607,8 @@ MOCK_API cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Aarray != NULL)
-            memset(Aarray, 0, sizeof *Aarray);
-        if (infoArray != NULL)
-            memset(infoArray, 0, sizeof *infoArray);
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3032,10 +2625,8 @@ MOCK_API cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Aarray != NULL)
-            memset(Aarray, 0, sizeof *Aarray);
-        if (infoArray != NULL)
-            memset(infoArray, 0, sizeof *infoArray);
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3052,10 +2643,8 @@ MOCK_API cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Aarray != NULL)
-            memset(Aarray, 0, sizeof *Aarray);
-        if (infoArray != NULL)
-            memset(infoArray, 0, sizeof *infoArray);
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3072,10 +2661,8 @@ MOCK_API cusolverStatus_t cusolverDnZpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Aarray != NULL)
-            memset(Aarray, 0, sizeof *Aarray);
-        if (infoArray != NULL)
-            memset(infoArray, 0, sizeof *infoArray);
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3095,12 +2682,9 @@ MOCK_API cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3120,12 +2704,9 @@ MOCK_API cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3145,12 +2726,9 @@ MOCK_API cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3170,12 +2748,9 @@ MOCK_API cusolverStatus_t cusolverDnZpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3191,10 +2766,8 @@ MOCK_API cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3210,10 +2783,8 @@ MOCK_API cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3229,10 +2800,8 @@ MOCK_API cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3248,10 +2817,8 @@ MOCK_API cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3269,12 +2836,9 @@ MOCK_API cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3292,12 +2856,9 @@ MOCK_API cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3315,12 +2876,9 @@ MOCK_API cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3338,12 +2896,9 @@ MOCK_API cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3362,10 +2917,8 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3387,8 +2940,7 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3404,10 +2956,8 @@ MOCK_API cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3423,10 +2973,8 @@ MOCK_API cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3442,10 +2990,8 @@ MOCK_API cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3461,10 +3007,8 @@ MOCK_API cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3482,12 +3026,9 @@ MOCK_API cusolverStatus_t cusolverDnSlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3505,12 +3046,9 @@ MOCK_API cusolverStatus_t cusolverDnDlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3528,12 +3066,9 @@ MOCK_API cusolverStatus_t cusolverDnClauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3551,12 +3086,9 @@ MOCK_API cusolverStatus_t cusolverDnZlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3572,10 +3104,8 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3591,10 +3121,8 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3610,10 +3138,8 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3629,10 +3155,8 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3650,14 +3174,10 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devIpiv != NULL)
-            memset(devIpiv, 0, sizeof *devIpiv);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3675,14 +3195,10 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devIpiv != NULL)
-            memset(devIpiv, 0, sizeof *devIpiv);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3700,14 +3216,10 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devIpiv != NULL)
-            memset(devIpiv, 0, sizeof *devIpiv);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3725,14 +3237,10 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devIpiv != NULL)
-            memset(devIpiv, 0, sizeof *devIpiv);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3750,8 +3258,7 @@ MOCK_API cusolverStatus_t cusolverDnSlaswp(cusolverDnHandle_t handle, int n, flo
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3769,8 +3276,7 @@ MOCK_API cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, dou
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3788,8 +3294,7 @@ MOCK_API cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuC
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3807,8 +3312,7 @@ MOCK_API cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuD
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3828,10 +3332,8 @@ MOCK_API cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3851,10 +3353,8 @@ MOCK_API cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3874,10 +3374,8 @@ MOCK_API cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3897,10 +3395,8 @@ MOCK_API cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3916,10 +3412,8 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3935,10 +3429,8 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3954,10 +3446,8 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3973,10 +3463,8 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3995,14 +3483,10 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (TAU != NULL)
-            memset(TAU, 0, sizeof *TAU);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4021,14 +3505,10 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (TAU != NULL)
-            memset(TAU, 0, sizeof *TAU);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4047,14 +3527,10 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (TAU != NULL)
-            memset(TAU, 0, sizeof *TAU);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4073,14 +3549,10 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (TAU != NULL)
-            memset(TAU, 0, sizeof *TAU);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4098,8 +3570,7 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4117,8 +3588,7 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4136,8 +3606,7 @@ MOCK_API cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4155,8 +3624,7 @@ MOCK_API cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4176,12 +3644,9 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4201,12 +3666,9 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4226,12 +3688,9 @@ MOCK_API cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4251,12 +3710,9 @@ MOCK_API cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4278,8 +3734,7 @@ MOCK_API cusolverStatus_t cusolverDnSormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4301,8 +3756,7 @@ MOCK_API cusolverStatus_t cusolverDnDormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4324,8 +3778,7 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4347,8 +3800,7 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4372,12 +3824,9 @@ MOCK_API cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4401,12 +3850,9 @@ MOCK_API cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4430,12 +3876,9 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4459,12 +3902,9 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4479,10 +3919,8 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4497,10 +3935,8 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4515,10 +3951,8 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4533,10 +3967,8 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4555,14 +3987,10 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (ipiv != NULL)
-            memset(ipiv, 0, sizeof *ipiv);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4581,14 +4009,10 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (ipiv != NULL)
-            memset(ipiv, 0, sizeof *ipiv);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4607,14 +4031,10 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (ipiv != NULL)
-            memset(ipiv, 0, sizeof *ipiv);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4633,14 +4053,10 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (ipiv != NULL)
-            memset(ipiv, 0, sizeof *ipiv);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4663,10 +4079,8 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4692,8 +4106,7 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4710,10 +4123,8 @@ MOCK_API cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4730,10 +4141,8 @@ MOCK_API cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4750,10 +4159,8 @@ MOCK_API cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4770,10 +4177,8 @@ MOCK_API cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4792,12 +4197,9 @@ MOCK_API cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4816,12 +4218,9 @@ MOCK_API cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4840,12 +4239,9 @@ MOCK_API cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4864,12 +4260,9 @@ MOCK_API cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4883,8 +4276,7 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4898,8 +4290,7 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4913,8 +4304,7 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4928,8 +4318,7 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4951,20 +4340,13 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (D != NULL)
-            memset(D, 0, sizeof *D);
-        if (E != NULL)
-            memset(E, 0, sizeof *E);
-        if (TAUQ != NULL)
-            memset(TAUQ, 0, sizeof *TAUQ);
-        if (TAUP != NULL)
-            memset(TAUP, 0, sizeof *TAUP);
-        if (Work != NULL)
-            memset(Work, 0, sizeof *Work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4986,20 +4368,13 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (D != NULL)
-            memset(D, 0, sizeof *D);
-        if (E != NULL)
-            memset(E, 0, sizeof *E);
-        if (TAUQ != NULL)
-            memset(TAUQ, 0, sizeof *TAUQ);
-        if (TAUP != NULL)
-            memset(TAUP, 0, sizeof *TAUP);
-        if (Work != NULL)
-            memset(Work, 0, sizeof *Work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5021,20 +4396,13 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (D != NULL)
-            memset(D, 0, sizeof *D);
-        if (E != NULL)
-            memset(E, 0, sizeof *E);
-        if (TAUQ != NULL)
-            memset(TAUQ, 0, sizeof *TAUQ);
-        if (TAUP != NULL)
-            memset(TAUP, 0, sizeof *TAUP);
-        if (Work != NULL)
-            memset(Work, 0, sizeof *Work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5056,20 +4424,13 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (D != NULL)
-            memset(D, 0, sizeof *D);
-        if (E != NULL)
-            memset(E, 0, sizeof *E);
-        if (TAUQ != NULL)
-            memset(TAUQ, 0, sizeof *TAUQ);
-        if (TAUP != NULL)
-            memset(TAUP, 0, sizeof *TAUP);
-        if (Work != NULL)
-            memset(Work, 0, sizeof *Work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5088,8 +4449,7 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5108,8 +4468,7 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5128,8 +4487,7 @@ MOCK_API cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5148,8 +4506,7 @@ MOCK_API cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5170,12 +4527,9 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5196,12 +4550,9 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5222,12 +4573,9 @@ MOCK_API cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5248,12 +4596,9 @@ MOCK_API cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5272,8 +4617,7 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5292,8 +4636,7 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5312,8 +4655,7 @@ MOCK_API cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5332,8 +4674,7 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5354,18 +4695,12 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (e != NULL)
-            memset(e, 0, sizeof *e);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5386,18 +4721,12 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (e != NULL)
-            memset(e, 0, sizeof *e);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5418,18 +4747,12 @@ MOCK_API cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (e != NULL)
-            memset(e, 0, sizeof *e);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5450,18 +4773,12 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (e != NULL)
-            memset(e, 0, sizeof *e);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5478,8 +4795,7 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5496,8 +4812,7 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5514,8 +4829,7 @@ MOCK_API cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5532,8 +4846,7 @@ MOCK_API cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5552,12 +4865,9 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5576,12 +4886,9 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5600,12 +4907,9 @@ MOCK_API cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5624,12 +4928,9 @@ MOCK_API cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5651,8 +4952,7 @@ MOCK_API cusolverStatus_t cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5674,8 +4974,7 @@ MOCK_API cusolverStatus_t cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5697,8 +4996,7 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5720,8 +5018,7 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5745,16 +5042,11 @@ MOCK_API cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5778,16 +5070,11 @@ MOCK_API cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5811,16 +5098,11 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5844,16 +5126,11 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5867,8 +5144,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5882,8 +5158,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5897,8 +5172,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5912,8 +5186,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5939,20 +5212,13 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (VT != NULL)
-            memset(VT, 0, sizeof *VT);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (rwork != NULL)
-            memset(rwork, 0, sizeof *rwork);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5978,20 +5244,13 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (VT != NULL)
-            memset(VT, 0, sizeof *VT);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (rwork != NULL)
-            memset(rwork, 0, sizeof *rwork);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6017,20 +5276,13 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (VT != NULL)
-            memset(VT, 0, sizeof *VT);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (rwork != NULL)
-            memset(rwork, 0, sizeof *rwork);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6056,20 +5308,13 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (VT != NULL)
-            memset(VT, 0, sizeof *VT);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (rwork != NULL)
-            memset(rwork, 0, sizeof *rwork);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6087,8 +5332,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6106,8 +5350,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6125,8 +5368,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6144,8 +5386,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6165,14 +5406,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6192,14 +5429,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6219,14 +5452,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6246,14 +5475,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6277,10 +5502,8 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6304,10 +5527,8 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6331,10 +5552,8 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6358,10 +5577,8 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6387,16 +5604,11 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6422,16 +5634,11 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6457,16 +5664,11 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6492,16 +5694,11 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6528,10 +5725,8 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6558,10 +5753,8 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6588,10 +5781,8 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6618,10 +5809,8 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6650,18 +5839,12 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6690,18 +5873,12 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6730,18 +5907,12 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6770,18 +5941,12 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6802,8 +5967,7 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6824,8 +5988,7 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6846,8 +6009,7 @@ MOCK_API cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6868,8 +6030,7 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6892,16 +6053,11 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6924,16 +6080,11 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6956,16 +6107,11 @@ MOCK_API cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6988,16 +6134,11 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7008,8 +6149,7 @@ MOCK_API cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)
     cubind_mock_begin("cusolverDnCreateSyevjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(syevjInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7057,8 +6197,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle,
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (residual != NULL)
-            memset(residual, 0, sizeof *residual);
+        cubind_mock_zero(residual, sizeof *residual);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7071,8 +6210,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, s
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (executed_sweeps != NULL)
-            memset(executed_sweeps, 0, sizeof *executed_sweeps);
+        cubind_mock_zero(executed_sweeps, sizeof *executed_sweeps);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7092,8 +6230,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7113,8 +6250,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7134,8 +6270,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7155,8 +6290,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7178,14 +6312,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7207,14 +6337,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7236,14 +6362,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7265,14 +6387,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7291,8 +6409,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7311,8 +6428,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7331,8 +6447,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7351,8 +6466,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7373,14 +6487,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7401,14 +6511,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7429,14 +6535,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7457,14 +6559,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7486,8 +6584,7 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7509,8 +6606,7 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7532,8 +6628,7 @@ MOCK_API cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7555,8 +6650,7 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7580,16 +6674,11 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7613,16 +6702,11 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7646,16 +6730,11 @@ MOCK_API cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7679,16 +6758,11 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7699,8 +6773,7 @@ MOCK_API cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)
     cubind_mock_begin("cusolverDnCreateGesvdjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7748,8 +6821,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (residual != NULL)
-            memset(residual, 0, sizeof *residual);
+        cubind_mock_zero(residual, sizeof *residual);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7762,8 +6834,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, 
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (executed_sweeps != NULL)
-            memset(executed_sweeps, 0, sizeof *executed_sweeps);
+        cubind_mock_zero(executed_sweeps, sizeof *executed_sweeps);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7787,8 +6858,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7812,8 +6882,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7837,8 +6906,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7862,8 +6930,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7889,18 +6956,12 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7926,18 +6987,12 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7963,18 +7018,12 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8000,18 +7049,12 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8035,8 +7078,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8060,8 +7102,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8085,8 +7126,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8110,8 +7150,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8137,18 +7176,12 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8174,18 +7207,12 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8211,18 +7238,12 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8248,18 +7269,12 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8287,8 +7302,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8316,8 +7330,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8345,8 +7358,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8374,8 +7386,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8406,18 +7417,12 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_S != NULL)
-            memset(d_S, 0, sizeof *d_S);
-        if (d_U != NULL)
-            memset(d_U, 0, sizeof *d_U);
-        if (d_V != NULL)
-            memset(d_V, 0, sizeof *d_V);
-        if (d_work != NULL)
-            memset(d_work, 0, sizeof *d_work);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
-        if (h_R_nrmF != NULL)
-            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8448,18 +7453,12 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_S != NULL)
-            memset(d_S, 0, sizeof *d_S);
-        if (d_U != NULL)
-            memset(d_U, 0, sizeof *d_U);
-        if (d_V != NULL)
-            memset(d_V, 0, sizeof *d_V);
-        if (d_work != NULL)
-            memset(d_work, 0, sizeof *d_work);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
-        if (h_R_nrmF != NULL)
-            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8490,18 +7489,12 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_S != NULL)
-            memset(d_S, 0, sizeof *d_S);
-        if (d_U != NULL)
-            memset(d_U, 0, sizeof *d_U);
-        if (d_V != NULL)
-            memset(d_V, 0, sizeof *d_V);
-        if (d_work != NULL)
-            memset(d_work, 0, sizeof *d_work);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
-        if (h_R_nrmF != NULL)
-            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8532,18 +7525,12 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_S != NULL)
-            memset(d_S, 0, sizeof *d_S);
-        if (d_U != NULL)
-            memset(d_U, 0, sizeof *d_U);
-        if (d_V != NULL)
-            memset(d_V, 0, sizeof *d_V);
-        if (d_work != NULL)
-            memset(d_work, 0, sizeof *d_work);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
-        if (h_R_nrmF != NULL)
-            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8554,8 +7541,7 @@ MOCK_API cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)
     cubind_mock_begin("cusolverDnCreateParams", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (params != NULL)
-            memset(params, 0, sizeof *params);
+        cubind_mock_zero(params, sizeof *params);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8593,10 +7579,8 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8619,8 +7603,7 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8642,8 +7625,7 @@ MOCK_API cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8665,10 +7647,8 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8693,8 +7673,7 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8714,10 +7693,8 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8741,10 +7718,8 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ipiv != NULL)
-            memset(ipiv, 0, sizeof *ipiv);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8767,8 +7742,7 @@ MOCK_API cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8791,10 +7765,8 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8820,8 +7792,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8897,12 +7868,9 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (h_meig != NULL)
-            memset(h_meig, 0, sizeof *h_meig);
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(h_meig, sizeof *h_meig);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8934,10 +7902,8 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig64 != NULL)
-            memset(meig64, 0, sizeof *meig64);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(meig64, sizeof *meig64);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9024,10 +7990,8 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9060,8 +8024,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9091,10 +8054,8 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9128,10 +8089,8 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_err_sigma, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
-        if (h_err_sigma != NULL)
-            memset(h_err_sigma, 0, sizeof *h_err_sigma);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_err_sigma, sizeof *h_err_sigma);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9164,10 +8123,8 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9203,8 +8160,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&d_info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9275,8 +8231,7 @@ MOCK_API cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)
     cubind_mock_begin("cusolverDnLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (file != NULL)
-            memset(file, 0, sizeof *file);
+        cubind_mock_zero(file, sizeof *file);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9318,8 +8273,7 @@ MOCK_API cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)
     cubind_mock_begin("cusolverSpCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9348,8 +8302,7 @@ MOCK_API cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStr
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9367,8 +8320,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&issym, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (issym != NULL)
-            memset(issym, 0, sizeof *issym);
+        cubind_mock_zero(issym, sizeof *issym);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9390,10 +8342,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9415,10 +8365,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9440,10 +8388,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9465,10 +8411,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9490,10 +8434,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9515,10 +8457,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9540,10 +8480,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9565,10 +8503,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9590,10 +8526,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9615,10 +8549,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9640,10 +8572,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9665,10 +8595,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9690,10 +8618,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9715,10 +8641,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9740,10 +8664,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9765,10 +8687,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9790,10 +8710,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9815,10 +8733,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9840,10 +8756,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9865,10 +8779,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9892,14 +8804,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rankA != NULL)
-            memset(rankA, 0, sizeof *rankA);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
-        if (min_norm != NULL)
-            memset(min_norm, 0, sizeof *min_norm);
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9923,14 +8831,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rankA != NULL)
-            memset(rankA, 0, sizeof *rankA);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
-        if (min_norm != NULL)
-            memset(min_norm, 0, sizeof *min_norm);
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9954,14 +8858,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rankA != NULL)
-            memset(rankA, 0, sizeof *rankA);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
-        if (min_norm != NULL)
-            memset(min_norm, 0, sizeof *min_norm);
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9985,14 +8885,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rankA != NULL)
-            memset(rankA, 0, sizeof *rankA);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
-        if (min_norm != NULL)
-            memset(min_norm, 0, sizeof *min_norm);
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10015,10 +8911,8 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10041,10 +8935,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10067,10 +8959,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10093,10 +8983,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10119,10 +9007,8 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10145,10 +9031,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10171,10 +9055,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10197,10 +9079,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10220,8 +9100,7 @@ MOCK_API cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (num_eigs != NULL)
-            memset(num_eigs, 0, sizeof *num_eigs);
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10241,8 +9120,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (num_eigs != NULL)
-            memset(num_eigs, 0, sizeof *num_eigs);
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10262,8 +9140,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (num_eigs != NULL)
-            memset(num_eigs, 0, sizeof *num_eigs);
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10283,8 +9160,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (num_eigs != NULL)
-            memset(num_eigs, 0, sizeof *num_eigs);
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10301,8 +9177,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
+        cubind_mock_zero(p, sizeof *p);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10319,8 +9194,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
+        cubind_mock_zero(p, sizeof *p);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10337,8 +9211,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
+        cubind_mock_zero(p, sizeof *p);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10356,8 +9229,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&options, sizeof(const int64_t *));
     cubind_mock_arg(&p, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
+        cubind_mock_zero(p, sizeof *p);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10376,10 +9248,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (numnz != NULL)
-            memset(numnz, 0, sizeof *numnz);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10398,10 +9268,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (numnz != NULL)
-            memset(numnz, 0, sizeof *numnz);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10420,10 +9288,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (numnz != NULL)
-            memset(numnz, 0, sizeof *numnz);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10442,10 +9308,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (numnz != NULL)
-            memset(numnz, 0, sizeof *numnz);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10465,8 +9329,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t h
     cubind_mock_arg(&q, sizeof(const int *));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10487,12 +9350,9 @@ MOCK_API cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&map, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrA != NULL)
-            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
-        if (csrColIndA != NULL)
-            memset(csrColIndA, 0, sizeof *csrColIndA);
-        if (map != NULL)
-            memset(map, 0, sizeof *map);
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(map, sizeof *map);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10503,8 +9363,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)
     cubind_mock_begin("cusolverSpCreateCsrqrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10549,10 +9408,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10574,10 +9431,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10599,10 +9454,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10624,10 +9477,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10650,8 +9501,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10674,8 +9524,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10698,8 +9547,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10722,8 +9570,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10734,8 +9581,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrluInfoHost(csrluInfoHost_t *info)
     cubind_mock_begin("cusolverSpCreateCsrluInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10777,10 +9623,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10800,10 +9644,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10823,10 +9665,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10846,10 +9686,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10931,8 +9769,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10946,8 +9783,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10961,8 +9797,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10976,8 +9811,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10993,8 +9827,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11010,8 +9843,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11027,8 +9859,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11044,8 +9875,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11059,10 +9889,8 @@ MOCK_API cusolverStatus_t cusolverSpXcsrluNnzHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&nnzURef, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzLRef != NULL)
-            memset(nnzLRef, 0, sizeof *nnzLRef);
-        if (nnzURef != NULL)
-            memset(nnzURef, 0, sizeof *nnzURef);
+        cubind_mock_zero(nnzLRef, sizeof *nnzLRef);
+        cubind_mock_zero(nnzURef, sizeof *nnzURef);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11085,22 +9913,14 @@ MOCK_API cusolverStatus_t cusolverSpScsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (csrValL != NULL)
-            memset(csrValL, 0, sizeof *csrValL);
-        if (csrRowPtrL != NULL)
-            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
-        if (csrColIndL != NULL)
-            memset(csrColIndL, 0, sizeof *csrColIndL);
-        if (csrValU != NULL)
-            memset(csrValU, 0, sizeof *csrValU);
-        if (csrRowPtrU != NULL)
-            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
-        if (csrColIndU != NULL)
-            memset(csrColIndU, 0, sizeof *csrColIndU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11123,22 +9943,14 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (csrValL != NULL)
-            memset(csrValL, 0, sizeof *csrValL);
-        if (csrRowPtrL != NULL)
-            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
-        if (csrColIndL != NULL)
-            memset(csrColIndL, 0, sizeof *csrColIndL);
-        if (csrValU != NULL)
-            memset(csrValU, 0, sizeof *csrValU);
-        if (csrRowPtrU != NULL)
-            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
-        if (csrColIndU != NULL)
-            memset(csrColIndU, 0, sizeof *csrColIndU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11161,22 +9973,14 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (csrValL != NULL)
-            memset(csrValL, 0, sizeof *csrValL);
-        if (csrRowPtrL != NULL)
-            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
-        if (csrColIndL != NULL)
-            memset(csrColIndL, 0, sizeof *csrColIndL);
-        if (csrValU != NULL)
-            memset(csrValU, 0, sizeof *csrValU);
-        if (csrRowPtrU != NULL)
-            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
-        if (csrColIndU != NULL)
-            memset(csrColIndU, 0, sizeof *csrColIndU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11199,22 +10003,14 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (csrValL != NULL)
-            memset(csrValL, 0, sizeof *csrValL);
-        if (csrRowPtrL != NULL)
-            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
-        if (csrColIndL != NULL)
-            memset(csrColIndL, 0, sizeof *csrColIndL);
-        if (csrValU != NULL)
-            memset(csrValU, 0, sizeof *csrValU);
-        if (csrRowPtrU != NULL)
-            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
-        if (csrColIndU != NULL)
-            memset(csrColIndU, 0, sizeof *csrColIndU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11225,8 +10021,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfoHost(csrqrInfoHost_t *info)
     cubind_mock_begin("cusolverSpCreateCsrqrInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11270,10 +10065,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11294,10 +10087,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11318,10 +10109,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11342,10 +10131,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11431,10 +10218,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11452,10 +10237,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11473,10 +10256,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11494,10 +10275,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11511,8 +10290,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11526,8 +10304,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11541,8 +10318,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11556,8 +10332,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11574,10 +10349,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11594,10 +10367,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11614,10 +10385,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11634,10 +10403,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11673,10 +10440,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11697,10 +10462,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11721,10 +10484,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11745,10 +10506,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11834,10 +10593,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11855,10 +10612,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11876,10 +10631,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11897,10 +10650,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11914,8 +10665,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11929,8 +10679,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11944,8 +10693,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11959,8 +10707,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11977,10 +10724,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11997,10 +10742,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12017,10 +10760,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12037,10 +10778,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12051,8 +10790,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfoHost(csrcholInfoHost_t *inf
     cubind_mock_begin("cusolverSpCreateCsrcholInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12094,10 +10832,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12117,10 +10853,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12140,10 +10874,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12163,10 +10895,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12244,8 +10974,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12259,8 +10988,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12274,8 +11002,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12289,8 +11016,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12306,8 +11032,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12323,8 +11048,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12340,8 +11064,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12357,8 +11080,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12369,8 +11091,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfo(csrcholInfo_t *info)
     cubind_mock_begin("cusolverSpCreateCsrcholInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12412,10 +11133,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12435,10 +11154,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12458,10 +11175,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12481,10 +11196,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12562,8 +11275,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12577,8 +11289,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12592,8 +11303,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12607,8 +11317,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12624,8 +11333,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12641,8 +11349,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12658,8 +11365,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12675,8 +11381,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12689,8 +11394,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (diag != NULL)
-            memset(diag, 0, sizeof *diag);
+        cubind_mock_zero(diag, sizeof *diag);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12703,8 +11407,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (diag != NULL)
-            memset(diag, 0, sizeof *diag);
+        cubind_mock_zero(diag, sizeof *diag);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12717,8 +11420,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (diag != NULL)
-            memset(diag, 0, sizeof *diag);
+        cubind_mock_zero(diag, sizeof *diag);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12731,8 +11433,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (diag != NULL)
-            memset(diag, 0, sizeof *diag);
+        cubind_mock_zero(diag, sizeof *diag);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12743,8 +11444,7 @@ MOCK_API cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)
     cubind_mock_begin("cusolverRfCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12765,10 +11465,8 @@ MOCK_API cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, c
     cubind_mock_arg(&format, sizeof(cusolverRfMatrixFormat_t *));
     cubind_mock_arg(&diag, sizeof(cusolverRfUnitDiagonal_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (format != NULL)
-            memset(format, 0, sizeof *format);
-        if (diag != NULL)
-            memset(diag, 0, sizeof *diag);
+        cubind_mock_zero(format, sizeof *format);
+        cubind_mock_zero(diag, sizeof *diag);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12801,10 +11499,8 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t hand
     cubind_mock_arg(&zero, sizeof(double *));
     cubind_mock_arg(&boost, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (zero != NULL)
-            memset(zero, 0, sizeof *zero);
-        if (boost != NULL)
-            memset(boost, 0, sizeof *boost);
+        cubind_mock_zero(zero, sizeof *zero);
+        cubind_mock_zero(boost, sizeof *boost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12816,8 +11512,7 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t han
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&report, sizeof(cusolverRfNumericBoostReport_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (report != NULL)
-            memset(report, 0, sizeof *report);
+        cubind_mock_zero(report, sizeof *report);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12840,10 +11535,8 @@ MOCK_API cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverR
     cubind_mock_arg(&factAlg, sizeof(cusolverRfFactorization_t *));
     cubind_mock_arg(&solveAlg, sizeof(cusolverRfTriangularSolve_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (factAlg != NULL)
-            memset(factAlg, 0, sizeof *factAlg);
-        if (solveAlg != NULL)
-            memset(solveAlg, 0, sizeof *solveAlg);
+        cubind_mock_zero(factAlg, sizeof *factAlg);
+        cubind_mock_zero(solveAlg, sizeof *solveAlg);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12855,8 +11548,7 @@ MOCK_API cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t ha
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&fastMode, sizeof(cusolverRfResetValuesFastMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (fastMode != NULL)
-            memset(fastMode, 0, sizeof *fastMode);
+        cubind_mock_zero(fastMode, sizeof *fastMode);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12891,28 +11583,17 @@ MOCK_API cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (h_csrRowPtrA != NULL)
-            memset(h_csrRowPtrA, 0, sizeof *h_csrRowPtrA);
-        if (h_csrColIndA != NULL)
-            memset(h_csrColIndA, 0, sizeof *h_csrColIndA);
-        if (h_csrValA != NULL)
-            memset(h_csrValA, 0, sizeof *h_csrValA);
-        if (h_csrRowPtrL != NULL)
-            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
-        if (h_csrColIndL != NULL)
-            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
-        if (h_csrValL != NULL)
-            memset(h_csrValL, 0, sizeof *h_csrValL);
-        if (h_csrRowPtrU != NULL)
-            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
-        if (h_csrColIndU != NULL)
-            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
-        if (h_csrValU != NULL)
-            memset(h_csrValU, 0, sizeof *h_csrValU);
-        if (h_P != NULL)
-            memset(h_P, 0, sizeof *h_P);
-        if (h_Q != NULL)
-            memset(h_Q, 0, sizeof *h_Q);
+        cubind_mock_zero(h_csrRowPtrA, sizeof *h_csrRowPtrA);
+        cubind_mock_zero(h_csrColIndA, sizeof *h_csrColIndA);
+        cubind_mock_zero(h_csrValA, sizeof *h_csrValA);
+        cubind_mock_zero(h_csrRowPtrL, sizeof *h_csrRowPtrL);
+        cubind_mock_zero(h_csrColIndL, sizeof *h_csrColIndL);
+        cubind_mock_zero(h_csrValL, sizeof *h_csrValL);
+        cubind_mock_zero(h_csrRowPtrU, sizeof *h_csrRowPtrU);
+        cubind_mock_zero(h_csrColIndU, sizeof *h_csrColIndU);
+        cubind_mock_zero(h_csrValU, sizeof *h_csrValU);
+        cubind_mock_zero(h_P, sizeof *h_P);
+        cubind_mock_zero(h_Q, sizeof *h_Q);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12938,28 +11619,17 @@ MOCK_API cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrA != NULL)
-            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
-        if (csrColIndA != NULL)
-            memset(csrColIndA, 0, sizeof *csrColIndA);
-        if (csrValA != NULL)
-            memset(csrValA, 0, sizeof *csrValA);
-        if (csrRowPtrL != NULL)
-            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
-        if (csrColIndL != NULL)
-            memset(csrColIndL, 0, sizeof *csrColIndL);
-        if (csrValL != NULL)
-            memset(csrValL, 0, sizeof *csrValL);
-        if (csrRowPtrU != NULL)
-            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
-        if (csrColIndU != NULL)
-            memset(csrColIndU, 0, sizeof *csrColIndU);
-        if (csrValU != NULL)
-            memset(csrValU, 0, sizeof *csrValU);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(csrValA, sizeof *csrValA);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12977,16 +11647,11 @@ MOCK_API cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrA != NULL)
-            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
-        if (csrColIndA != NULL)
-            memset(csrColIndA, 0, sizeof *csrColIndA);
-        if (csrValA != NULL)
-            memset(csrValA, 0, sizeof *csrValA);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(csrValA, sizeof *csrValA);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13017,14 +11682,10 @@ MOCK_API cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_
     cubind_mock_arg(&Mi, sizeof(int **));
     cubind_mock_arg(&Mx, sizeof(double **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzM != NULL)
-            memset(nnzM, 0, sizeof *nnzM);
-        if (Mp != NULL)
-            memset(Mp, 0, sizeof *Mp);
-        if (Mi != NULL)
-            memset(Mi, 0, sizeof *Mi);
-        if (Mx != NULL)
-            memset(Mx, 0, sizeof *Mx);
+        cubind_mock_zero(nnzM, sizeof *nnzM);
+        cubind_mock_zero(Mp, sizeof *Mp);
+        cubind_mock_zero(Mi, sizeof *Mi);
+        cubind_mock_zero(Mx, sizeof *Mx);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13039,14 +11700,10 @@ MOCK_API cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t
     cubind_mock_arg(&h_Mi, sizeof(int **));
     cubind_mock_arg(&h_Mx, sizeof(double **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (h_nnzM != NULL)
-            memset(h_nnzM, 0, sizeof *h_nnzM);
-        if (h_Mp != NULL)
-            memset(h_Mp, 0, sizeof *h_Mp);
-        if (h_Mi != NULL)
-            memset(h_Mi, 0, sizeof *h_Mi);
-        if (h_Mx != NULL)
-            memset(h_Mx, 0, sizeof *h_Mx);
+        cubind_mock_zero(h_nnzM, sizeof *h_nnzM);
+        cubind_mock_zero(h_Mp, sizeof *h_Mp);
+        cubind_mock_zero(h_Mi, sizeof *h_Mi);
+        cubind_mock_zero(h_Mx, sizeof *h_Mx);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13065,22 +11722,14 @@ MOCK_API cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t h
     cubind_mock_arg(&h_csrColIndU, sizeof(int **));
     cubind_mock_arg(&h_csrValU, sizeof(double **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (h_nnzL != NULL)
-            memset(h_nnzL, 0, sizeof *h_nnzL);
-        if (h_csrRowPtrL != NULL)
-            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
-        if (h_csrColIndL != NULL)
-            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
-        if (h_csrValL != NULL)
-            memset(h_csrValL, 0, sizeof *h_csrValL);
-        if (h_nnzU != NULL)
-            memset(h_nnzU, 0, sizeof *h_nnzU);
-        if (h_csrRowPtrU != NULL)
-            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
-        if (h_csrColIndU != NULL)
-            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
-        if (h_csrValU != NULL)
-            memset(h_csrValU, 0, sizeof *h_csrValU);
+        cubind_mock_zero(h_nnzL, sizeof *h_nnzL);
+        cubind_mock_zero(h_csrRowPtrL, sizeof *h_csrRowPtrL);
+        cubind_mock_zero(h_csrColIndL, sizeof *h_csrColIndL);
+        cubind_mock_zero(h_csrValL, sizeof *h_csrValL);
+        cubind_mock_zero(h_nnzU, sizeof *h_nnzU);
+        cubind_mock_zero(h_csrRowPtrU, sizeof *h_csrRowPtrU);
+        cubind_mock_zero(h_csrColIndU, sizeof *h_csrColIndU);
+        cubind_mock_zero(h_csrValU, sizeof *h_csrValU);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13098,14 +11747,10 @@ MOCK_API cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int
     cubind_mock_arg(&XF, sizeof(double *));
     cubind_mock_arg(&ldxf, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (Temp != NULL)
-            memset(Temp, 0, sizeof *Temp);
-        if (XF != NULL)
-            memset(XF, 0, sizeof *XF);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(Temp, sizeof *Temp);
+        cubind_mock_zero(XF, sizeof *XF);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13132,28 +11777,17 @@ MOCK_API cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnz
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (h_csrRowPtrA != NULL)
-            memset(h_csrRowPtrA, 0, sizeof *h_csrRowPtrA);
-        if (h_csrColIndA != NULL)
-            memset(h_csrColIndA, 0, sizeof *h_csrColIndA);
-        if (h_csrValA_array != NULL)
-            memset(h_csrValA_array, 0, sizeof *h_csrValA_array);
-        if (h_csrRowPtrL != NULL)
-            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
-        if (h_csrColIndL != NULL)
-            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
-        if (h_csrValL != NULL)
-            memset(h_csrValL, 0, sizeof *h_csrValL);
-        if (h_csrRowPtrU != NULL)
-            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
-        if (h_csrColIndU != NULL)
-            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
-        if (h_csrValU != NULL)
-            memset(h_csrValU, 0, sizeof *h_csrValU);
-        if (h_P != NULL)
-            memset(h_P, 0, sizeof *h_P);
-        if (h_Q != NULL)
-            memset(h_Q, 0, sizeof *h_Q);
+        cubind_mock_zero(h_csrRowPtrA, sizeof *h_csrRowPtrA);
+        cubind_mock_zero(h_csrColIndA, sizeof *h_csrColIndA);
+        cubind_mock_zero(h_csrValA_array, sizeof *h_csrValA_array);
+        cubind_mock_zero(h_csrRowPtrL, sizeof *h_csrRowPtrL);
+        cubind_mock_zero(h_csrColIndL, sizeof *h_csrColIndL);
+        cubind_mock_zero(h_csrValL, sizeof *h_csrValL);
+        cubind_mock_zero(h_csrRowPtrU, sizeof *h_csrRowPtrU);
+        cubind_mock_zero(h_csrColIndU, sizeof *h_csrColIndU);
+        cubind_mock_zero(h_csrValU, sizeof *h_csrValU);
+        cubind_mock_zero(h_P, sizeof *h_P);
+        cubind_mock_zero(h_Q, sizeof *h_Q);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13172,16 +11806,11 @@ MOCK_API cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int n
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrA != NULL)
-            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
-        if (csrColIndA != NULL)
-            memset(csrColIndA, 0, sizeof *csrColIndA);
-        if (csrValA_array != NULL)
-            memset(csrValA_array, 0, sizeof *csrValA_array);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(csrValA_array, sizeof *csrValA_array);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13215,14 +11844,10 @@ MOCK_API cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P
     cubind_mock_arg(&XF_array, sizeof(double **));
     cubind_mock_arg(&ldxf, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (Temp != NULL)
-            memset(Temp, 0, sizeof *Temp);
-        if (XF_array != NULL)
-            memset(XF_array, 0, sizeof *XF_array);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(Temp, sizeof *Temp);
+        cubind_mock_zero(XF_array, sizeof *XF_array);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13234,8 +11859,7 @@ MOCK_API cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, in
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }

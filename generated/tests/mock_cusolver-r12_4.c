@@ -24,8 +24,7 @@ MOCK_API cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *val
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcusolver reports it (property) */
@@ -40,8 +39,7 @@ MOCK_API cusolverStatus_t cusolverGetVersion(int *version)
     cubind_mock_begin("cusolverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -52,8 +50,7 @@ MOCK_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
     cubind_mock_begin("cusolverDnCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -82,8 +79,7 @@ MOCK_API cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStr
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -104,8 +100,7 @@ MOCK_API cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t hand
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&mode, sizeof(cusolverDeterministicMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -156,8 +151,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *param
     cubind_mock_begin("cusolverDnIRSParamsCreate", __builtin_return_address(0));
     cubind_mock_arg(&params_ptr, sizeof(cusolverDnIRSParams_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (params_ptr != NULL)
-            memset(params_ptr, 0, sizeof *params_ptr);
+        cubind_mock_zero(params_ptr, sizeof *params_ptr);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -250,8 +244,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t p
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (maxiters != NULL)
-            memset(maxiters, 0, sizeof *maxiters);
+        cubind_mock_zero(maxiters, sizeof *maxiters);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -286,8 +279,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_p
     cubind_mock_begin("cusolverDnIRSInfosCreate", __builtin_return_address(0));
     cubind_mock_arg(&infos_ptr, sizeof(cusolverDnIRSInfos_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (infos_ptr != NULL)
-            memset(infos_ptr, 0, sizeof *infos_ptr);
+        cubind_mock_zero(infos_ptr, sizeof *infos_ptr);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -299,8 +291,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (niters != NULL)
-            memset(niters, 0, sizeof *niters);
+        cubind_mock_zero(niters, sizeof *niters);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -312,8 +303,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t 
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&outer_niters, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outer_niters != NULL)
-            memset(outer_niters, 0, sizeof *outer_niters);
+        cubind_mock_zero(outer_niters, sizeof *outer_niters);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -333,8 +323,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfo
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&residual_history, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (residual_history != NULL)
-            memset(residual_history, 0, sizeof *residual_history);
+        cubind_mock_zero(residual_history, sizeof *residual_history);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -346,8 +335,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t inf
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (maxiters != NULL)
-            memset(maxiters, 0, sizeof *maxiters);
+        cubind_mock_zero(maxiters, sizeof *maxiters);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -371,18 +359,12 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -406,18 +388,12 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -441,18 +417,12 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -476,18 +446,12 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -511,18 +475,12 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -546,18 +504,12 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -581,18 +533,12 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -616,18 +562,12 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -651,18 +591,12 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -686,18 +620,12 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -721,18 +649,12 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -756,18 +678,12 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -791,18 +707,12 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -826,18 +736,12 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -861,18 +765,12 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -896,18 +794,12 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -931,18 +823,12 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -966,18 +852,12 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -999,16 +879,11 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1030,16 +905,11 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1061,16 +931,11 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1092,16 +957,11 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1123,16 +983,11 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1154,16 +1009,11 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1185,16 +1035,11 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1216,16 +1061,11 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1247,16 +1087,11 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1278,16 +1113,11 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1309,16 +1139,11 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1340,16 +1165,11 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1371,16 +1191,11 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1402,16 +1217,11 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1433,16 +1243,11 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1464,16 +1269,11 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1495,16 +1295,11 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1526,16 +1321,11 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1559,16 +1349,11 @@ MOCK_API cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1592,16 +1377,11 @@ MOCK_API cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1625,16 +1405,11 @@ MOCK_API cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1658,16 +1433,11 @@ MOCK_API cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1691,16 +1461,11 @@ MOCK_API cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1724,16 +1489,11 @@ MOCK_API cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1757,16 +1517,11 @@ MOCK_API cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1790,16 +1545,11 @@ MOCK_API cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1823,16 +1573,11 @@ MOCK_API cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1856,16 +1601,11 @@ MOCK_API cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1889,16 +1629,11 @@ MOCK_API cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1922,16 +1657,11 @@ MOCK_API cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1955,16 +1685,11 @@ MOCK_API cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1988,16 +1713,11 @@ MOCK_API cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2021,16 +1741,11 @@ MOCK_API cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2054,16 +1769,11 @@ MOCK_API cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2087,16 +1797,11 @@ MOCK_API cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2120,16 +1825,11 @@ MOCK_API cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2151,14 +1851,10 @@ MOCK_API cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2180,14 +1876,10 @@ MOCK_API cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2209,14 +1901,10 @@ MOCK_API cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2238,14 +1926,10 @@ MOCK_API cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2267,14 +1951,10 @@ MOCK_API cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2296,14 +1976,10 @@ MOCK_API cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2325,14 +2001,10 @@ MOCK_API cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2354,14 +2026,10 @@ MOCK_API cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2383,14 +2051,10 @@ MOCK_API cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2412,14 +2076,10 @@ MOCK_API cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2441,14 +2101,10 @@ MOCK_API cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2470,14 +2126,10 @@ MOCK_API cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2499,14 +2151,10 @@ MOCK_API cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2528,14 +2176,10 @@ MOCK_API cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2557,14 +2201,10 @@ MOCK_API cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2586,14 +2226,10 @@ MOCK_API cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2615,14 +2251,10 @@ MOCK_API cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2644,14 +2276,10 @@ MOCK_API cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2676,10 +2304,8 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (niters != NULL)
-            memset(niters, 0, sizeof *niters);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(niters, sizeof *niters);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2694,8 +2320,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2721,10 +2346,8 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (niters != NULL)
-            memset(niters, 0, sizeof *niters);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(niters, sizeof *niters);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2740,8 +2363,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2757,10 +2379,8 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2776,10 +2396,8 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2795,10 +2413,8 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2814,10 +2430,8 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2835,12 +2449,9 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2858,12 +2469,9 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2881,12 +2489,9 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2904,12 +2509,9 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2928,10 +2530,8 @@ MOCK_API cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2950,10 +2550,8 @@ MOCK_API cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2972,10 +2570,8 @@ MOCK_API cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2994,10 +2590,8 @@ MOCK_API cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3014,10 +2608,8 @@ MOCK_API cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Aarray != NULL)
-            memset(Aarray, 0, sizeof *Aarray);
-        if (infoArray != NULL)
-            memset(infoArray, 0, sizeof *infoArray);
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3034,10 +2626,8 @@ MOCK_API cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Aarray != NULL)
-            memset(Aarray, 0, sizeof *Aarray);
-        if (infoArray != NULL)
-            memset(infoArray, 0, sizeof *infoArray);
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3054,10 +2644,8 @@ MOCK_API cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Aarray != NULL)
-            memset(Aarray, 0, sizeof *Aarray);
-        if (infoArray != NULL)
-            memset(infoArray, 0, sizeof *infoArray);
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3074,10 +2662,8 @@ MOCK_API cusolverStatus_t cusolverDnZpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Aarray != NULL)
-            memset(Aarray, 0, sizeof *Aarray);
-        if (infoArray != NULL)
-            memset(infoArray, 0, sizeof *infoArray);
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3097,12 +2683,9 @@ MOCK_API cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3122,12 +2705,9 @@ MOCK_API cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3147,12 +2727,9 @@ MOCK_API cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3172,12 +2749,9 @@ MOCK_API cusolverStatus_t cusolverDnZpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3193,10 +2767,8 @@ MOCK_API cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3212,10 +2784,8 @@ MOCK_API cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3231,10 +2801,8 @@ MOCK_API cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3250,10 +2818,8 @@ MOCK_API cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3271,12 +2837,9 @@ MOCK_API cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3294,12 +2857,9 @@ MOCK_API cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3317,12 +2877,9 @@ MOCK_API cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3340,12 +2897,9 @@ MOCK_API cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3364,10 +2918,8 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3389,8 +2941,7 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3406,10 +2957,8 @@ MOCK_API cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3425,10 +2974,8 @@ MOCK_API cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3444,10 +2991,8 @@ MOCK_API cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3463,10 +3008,8 @@ MOCK_API cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3484,12 +3027,9 @@ MOCK_API cusolverStatus_t cusolverDnSlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3507,12 +3047,9 @@ MOCK_API cusolverStatus_t cusolverDnDlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3530,12 +3067,9 @@ MOCK_API cusolverStatus_t cusolverDnClauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3553,12 +3087,9 @@ MOCK_API cusolverStatus_t cusolverDnZlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3574,10 +3105,8 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3593,10 +3122,8 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3612,10 +3139,8 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3631,10 +3156,8 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3652,14 +3175,10 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devIpiv != NULL)
-            memset(devIpiv, 0, sizeof *devIpiv);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3677,14 +3196,10 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devIpiv != NULL)
-            memset(devIpiv, 0, sizeof *devIpiv);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3702,14 +3217,10 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devIpiv != NULL)
-            memset(devIpiv, 0, sizeof *devIpiv);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3727,14 +3238,10 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devIpiv != NULL)
-            memset(devIpiv, 0, sizeof *devIpiv);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3752,8 +3259,7 @@ MOCK_API cusolverStatus_t cusolverDnSlaswp(cusolverDnHandle_t handle, int n, flo
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3771,8 +3277,7 @@ MOCK_API cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, dou
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3790,8 +3295,7 @@ MOCK_API cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuC
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3809,8 +3313,7 @@ MOCK_API cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuD
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3830,10 +3333,8 @@ MOCK_API cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3853,10 +3354,8 @@ MOCK_API cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3876,10 +3375,8 @@ MOCK_API cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3899,10 +3396,8 @@ MOCK_API cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3918,10 +3413,8 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3937,10 +3430,8 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3956,10 +3447,8 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3975,10 +3464,8 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3997,14 +3484,10 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (TAU != NULL)
-            memset(TAU, 0, sizeof *TAU);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4023,14 +3506,10 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (TAU != NULL)
-            memset(TAU, 0, sizeof *TAU);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4049,14 +3528,10 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (TAU != NULL)
-            memset(TAU, 0, sizeof *TAU);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4075,14 +3550,10 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (TAU != NULL)
-            memset(TAU, 0, sizeof *TAU);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4100,8 +3571,7 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4119,8 +3589,7 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4138,8 +3607,7 @@ MOCK_API cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4157,8 +3625,7 @@ MOCK_API cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4178,12 +3645,9 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4203,12 +3667,9 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4228,12 +3689,9 @@ MOCK_API cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4253,12 +3711,9 @@ MOCK_API cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4280,8 +3735,7 @@ MOCK_API cusolverStatus_t cusolverDnSormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4303,8 +3757,7 @@ MOCK_API cusolverStatus_t cusolverDnDormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4326,8 +3779,7 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4349,8 +3801,7 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4374,12 +3825,9 @@ MOCK_API cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4403,12 +3851,9 @@ MOCK_API cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4432,12 +3877,9 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4461,12 +3903,9 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4481,10 +3920,8 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4499,10 +3936,8 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4517,10 +3952,8 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4535,10 +3968,8 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4557,14 +3988,10 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (ipiv != NULL)
-            memset(ipiv, 0, sizeof *ipiv);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4583,14 +4010,10 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (ipiv != NULL)
-            memset(ipiv, 0, sizeof *ipiv);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4609,14 +4032,10 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (ipiv != NULL)
-            memset(ipiv, 0, sizeof *ipiv);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4635,14 +4054,10 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (ipiv != NULL)
-            memset(ipiv, 0, sizeof *ipiv);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4665,10 +4080,8 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4694,8 +4107,7 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4712,10 +4124,8 @@ MOCK_API cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4732,10 +4142,8 @@ MOCK_API cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4752,10 +4160,8 @@ MOCK_API cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4772,10 +4178,8 @@ MOCK_API cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4794,12 +4198,9 @@ MOCK_API cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4818,12 +4219,9 @@ MOCK_API cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4842,12 +4240,9 @@ MOCK_API cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4866,12 +4261,9 @@ MOCK_API cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4885,8 +4277,7 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4900,8 +4291,7 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4915,8 +4305,7 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4930,8 +4319,7 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4953,20 +4341,13 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (D != NULL)
-            memset(D, 0, sizeof *D);
-        if (E != NULL)
-            memset(E, 0, sizeof *E);
-        if (TAUQ != NULL)
-            memset(TAUQ, 0, sizeof *TAUQ);
-        if (TAUP != NULL)
-            memset(TAUP, 0, sizeof *TAUP);
-        if (Work != NULL)
-            memset(Work, 0, sizeof *Work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4988,20 +4369,13 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (D != NULL)
-            memset(D, 0, sizeof *D);
-        if (E != NULL)
-            memset(E, 0, sizeof *E);
-        if (TAUQ != NULL)
-            memset(TAUQ, 0, sizeof *TAUQ);
-        if (TAUP != NULL)
-            memset(TAUP, 0, sizeof *TAUP);
-        if (Work != NULL)
-            memset(Work, 0, sizeof *Work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5023,20 +4397,13 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (D != NULL)
-            memset(D, 0, sizeof *D);
-        if (E != NULL)
-            memset(E, 0, sizeof *E);
-        if (TAUQ != NULL)
-            memset(TAUQ, 0, sizeof *TAUQ);
-        if (TAUP != NULL)
-            memset(TAUP, 0, sizeof *TAUP);
-        if (Work != NULL)
-            memset(Work, 0, sizeof *Work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5058,20 +4425,13 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (D != NULL)
-            memset(D, 0, sizeof *D);
-        if (E != NULL)
-            memset(E, 0, sizeof *E);
-        if (TAUQ != NULL)
-            memset(TAUQ, 0, sizeof *TAUQ);
-        if (TAUP != NULL)
-            memset(TAUP, 0, sizeof *TAUP);
-        if (Work != NULL)
-            memset(Work, 0, sizeof *Work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5090,8 +4450,7 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5110,8 +4469,7 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5130,8 +4488,7 @@ MOCK_API cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5150,8 +4507,7 @@ MOCK_API cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5172,12 +4528,9 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5198,12 +4551,9 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5224,12 +4574,9 @@ MOCK_API cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5250,12 +4597,9 @@ MOCK_API cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5274,8 +4618,7 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5294,8 +4637,7 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5314,8 +4656,7 @@ MOCK_API cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5334,8 +4675,7 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5356,18 +4696,12 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (e != NULL)
-            memset(e, 0, sizeof *e);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5388,18 +4722,12 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (e != NULL)
-            memset(e, 0, sizeof *e);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5420,18 +4748,12 @@ MOCK_API cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (e != NULL)
-            memset(e, 0, sizeof *e);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5452,18 +4774,12 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (e != NULL)
-            memset(e, 0, sizeof *e);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5480,8 +4796,7 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5498,8 +4813,7 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5516,8 +4830,7 @@ MOCK_API cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5534,8 +4847,7 @@ MOCK_API cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5554,12 +4866,9 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5578,12 +4887,9 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5602,12 +4908,9 @@ MOCK_API cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5626,12 +4929,9 @@ MOCK_API cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5653,8 +4953,7 @@ MOCK_API cusolverStatus_t cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5676,8 +4975,7 @@ MOCK_API cusolverStatus_t cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5699,8 +4997,7 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5722,8 +5019,7 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5747,16 +5043,11 @@ MOCK_API cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5780,16 +5071,11 @@ MOCK_API cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5813,16 +5099,11 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5846,16 +5127,11 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5869,8 +5145,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5884,8 +5159,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5899,8 +5173,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5914,8 +5187,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5941,20 +5213,13 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (VT != NULL)
-            memset(VT, 0, sizeof *VT);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (rwork != NULL)
-            memset(rwork, 0, sizeof *rwork);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5980,20 +5245,13 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (VT != NULL)
-            memset(VT, 0, sizeof *VT);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (rwork != NULL)
-            memset(rwork, 0, sizeof *rwork);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6019,20 +5277,13 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (VT != NULL)
-            memset(VT, 0, sizeof *VT);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (rwork != NULL)
-            memset(rwork, 0, sizeof *rwork);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6058,20 +5309,13 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (VT != NULL)
-            memset(VT, 0, sizeof *VT);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (rwork != NULL)
-            memset(rwork, 0, sizeof *rwork);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6089,8 +5333,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6108,8 +5351,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6127,8 +5369,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6146,8 +5387,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6167,14 +5407,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6194,14 +5430,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6221,14 +5453,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6248,14 +5476,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6279,10 +5503,8 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6306,10 +5528,8 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6333,10 +5553,8 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6360,10 +5578,8 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6389,16 +5605,11 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6424,16 +5635,11 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6459,16 +5665,11 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6494,16 +5695,11 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6530,10 +5726,8 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6560,10 +5754,8 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6590,10 +5782,8 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6620,10 +5810,8 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6652,18 +5840,12 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6692,18 +5874,12 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6732,18 +5908,12 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6772,18 +5942,12 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6804,8 +5968,7 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6826,8 +5989,7 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6848,8 +6010,7 @@ MOCK_API cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6870,8 +6031,7 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6894,16 +6054,11 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6926,16 +6081,11 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6958,16 +6108,11 @@ MOCK_API cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6990,16 +6135,11 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7010,8 +6150,7 @@ MOCK_API cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)
     cubind_mock_begin("cusolverDnCreateSyevjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(syevjInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7059,8 +6198,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle,
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (residual != NULL)
-            memset(residual, 0, sizeof *residual);
+        cubind_mock_zero(residual, sizeof *residual);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7073,8 +6211,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, s
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (executed_sweeps != NULL)
-            memset(executed_sweeps, 0, sizeof *executed_sweeps);
+        cubind_mock_zero(executed_sweeps, sizeof *executed_sweeps);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7094,8 +6231,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7115,8 +6251,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7136,8 +6271,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7157,8 +6291,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7180,14 +6313,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7209,14 +6338,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7238,14 +6363,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7267,14 +6388,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7293,8 +6410,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7313,8 +6429,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7333,8 +6448,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7353,8 +6467,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7375,14 +6488,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7403,14 +6512,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7431,14 +6536,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7459,14 +6560,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7488,8 +6585,7 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7511,8 +6607,7 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7534,8 +6629,7 @@ MOCK_API cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7557,8 +6651,7 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7582,16 +6675,11 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7615,16 +6703,11 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7648,16 +6731,11 @@ MOCK_API cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7681,16 +6759,11 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7701,8 +6774,7 @@ MOCK_API cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)
     cubind_mock_begin("cusolverDnCreateGesvdjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7750,8 +6822,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (residual != NULL)
-            memset(residual, 0, sizeof *residual);
+        cubind_mock_zero(residual, sizeof *residual);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7764,8 +6835,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, 
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (executed_sweeps != NULL)
-            memset(executed_sweeps, 0, sizeof *executed_sweeps);
+        cubind_mock_zero(executed_sweeps, sizeof *executed_sweeps);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7789,8 +6859,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7814,8 +6883,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7839,8 +6907,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7864,8 +6931,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7891,18 +6957,12 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7928,18 +6988,12 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7965,18 +7019,12 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8002,18 +7050,12 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8037,8 +7079,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8062,8 +7103,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8087,8 +7127,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8112,8 +7151,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8139,18 +7177,12 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8176,18 +7208,12 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8213,18 +7239,12 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8250,18 +7270,12 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8289,8 +7303,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8318,8 +7331,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8347,8 +7359,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8376,8 +7387,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8408,18 +7418,12 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_S != NULL)
-            memset(d_S, 0, sizeof *d_S);
-        if (d_U != NULL)
-            memset(d_U, 0, sizeof *d_U);
-        if (d_V != NULL)
-            memset(d_V, 0, sizeof *d_V);
-        if (d_work != NULL)
-            memset(d_work, 0, sizeof *d_work);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
-        if (h_R_nrmF != NULL)
-            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8450,18 +7454,12 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_S != NULL)
-            memset(d_S, 0, sizeof *d_S);
-        if (d_U != NULL)
-            memset(d_U, 0, sizeof *d_U);
-        if (d_V != NULL)
-            memset(d_V, 0, sizeof *d_V);
-        if (d_work != NULL)
-            memset(d_work, 0, sizeof *d_work);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
-        if (h_R_nrmF != NULL)
-            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8492,18 +7490,12 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_S != NULL)
-            memset(d_S, 0, sizeof *d_S);
-        if (d_U != NULL)
-            memset(d_U, 0, sizeof *d_U);
-        if (d_V != NULL)
-            memset(d_V, 0, sizeof *d_V);
-        if (d_work != NULL)
-            memset(d_work, 0, sizeof *d_work);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
-        if (h_R_nrmF != NULL)
-            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8534,18 +7526,12 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_S != NULL)
-            memset(d_S, 0, sizeof *d_S);
-        if (d_U != NULL)
-            memset(d_U, 0, sizeof *d_U);
-        if (d_V != NULL)
-            memset(d_V, 0, sizeof *d_V);
-        if (d_work != NULL)
-            memset(d_work, 0, sizeof *d_work);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
-        if (h_R_nrmF != NULL)
-            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8556,8 +7542,7 @@ MOCK_API cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)
     cubind_mock_begin("cusolverDnCreateParams", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (params != NULL)
-            memset(params, 0, sizeof *params);
+        cubind_mock_zero(params, sizeof *params);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8595,10 +7580,8 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8621,8 +7604,7 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8644,8 +7626,7 @@ MOCK_API cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8667,10 +7648,8 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8695,8 +7674,7 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8716,10 +7694,8 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8743,10 +7719,8 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ipiv != NULL)
-            memset(ipiv, 0, sizeof *ipiv);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8769,8 +7743,7 @@ MOCK_API cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8793,10 +7766,8 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8822,8 +7793,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8899,12 +7869,9 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (h_meig != NULL)
-            memset(h_meig, 0, sizeof *h_meig);
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(h_meig, sizeof *h_meig);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8936,10 +7903,8 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig64 != NULL)
-            memset(meig64, 0, sizeof *meig64);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(meig64, sizeof *meig64);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9026,10 +7991,8 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9062,8 +8025,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9093,10 +8055,8 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9130,10 +8090,8 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_err_sigma, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
-        if (h_err_sigma != NULL)
-            memset(h_err_sigma, 0, sizeof *h_err_sigma);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_err_sigma, sizeof *h_err_sigma);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9166,10 +8124,8 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9205,8 +8161,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&d_info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9233,10 +8188,8 @@ MOCK_API cusolverStatus_t cusolverDnXlarft_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9281,8 +8234,7 @@ MOCK_API cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)
     cubind_mock_begin("cusolverDnLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (file != NULL)
-            memset(file, 0, sizeof *file);
+        cubind_mock_zero(file, sizeof *file);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9324,8 +8276,7 @@ MOCK_API cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)
     cubind_mock_begin("cusolverSpCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9354,8 +8305,7 @@ MOCK_API cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStr
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9373,8 +8323,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&issym, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (issym != NULL)
-            memset(issym, 0, sizeof *issym);
+        cubind_mock_zero(issym, sizeof *issym);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9396,10 +8345,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9421,10 +8368,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9446,10 +8391,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9471,10 +8414,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9496,10 +8437,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9521,10 +8460,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9546,10 +8483,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9571,10 +8506,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9596,10 +8529,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9621,10 +8552,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9646,10 +8575,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9671,10 +8598,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9696,10 +8621,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9721,10 +8644,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9746,10 +8667,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9771,10 +8690,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9796,10 +8713,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9821,10 +8736,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9846,10 +8759,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9871,10 +8782,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9898,14 +8807,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rankA != NULL)
-            memset(rankA, 0, sizeof *rankA);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
-        if (min_norm != NULL)
-            memset(min_norm, 0, sizeof *min_norm);
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9929,14 +8834,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rankA != NULL)
-            memset(rankA, 0, sizeof *rankA);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
-        if (min_norm != NULL)
-            memset(min_norm, 0, sizeof *min_norm);
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9960,14 +8861,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rankA != NULL)
-            memset(rankA, 0, sizeof *rankA);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
-        if (min_norm != NULL)
-            memset(min_norm, 0, sizeof *min_norm);
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9991,14 +8888,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rankA != NULL)
-            memset(rankA, 0, sizeof *rankA);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
-        if (min_norm != NULL)
-            memset(min_norm, 0, sizeof *min_norm);
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10021,10 +8914,8 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10047,10 +8938,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10073,10 +8962,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10099,10 +8986,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10125,10 +9010,8 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10151,10 +9034,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10177,10 +9058,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10203,10 +9082,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10226,8 +9103,7 @@ MOCK_API cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (num_eigs != NULL)
-            memset(num_eigs, 0, sizeof *num_eigs);
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10247,8 +9123,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (num_eigs != NULL)
-            memset(num_eigs, 0, sizeof *num_eigs);
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10268,8 +9143,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (num_eigs != NULL)
-            memset(num_eigs, 0, sizeof *num_eigs);
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10289,8 +9163,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (num_eigs != NULL)
-            memset(num_eigs, 0, sizeof *num_eigs);
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10307,8 +9180,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
+        cubind_mock_zero(p, sizeof *p);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10325,8 +9197,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
+        cubind_mock_zero(p, sizeof *p);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10343,8 +9214,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
+        cubind_mock_zero(p, sizeof *p);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10362,8 +9232,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&options, sizeof(const int64_t *));
     cubind_mock_arg(&p, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
+        cubind_mock_zero(p, sizeof *p);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10382,10 +9251,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (numnz != NULL)
-            memset(numnz, 0, sizeof *numnz);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10404,10 +9271,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (numnz != NULL)
-            memset(numnz, 0, sizeof *numnz);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10426,10 +9291,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (numnz != NULL)
-            memset(numnz, 0, sizeof *numnz);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10448,10 +9311,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (numnz != NULL)
-            memset(numnz, 0, sizeof *numnz);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10471,8 +9332,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t h
     cubind_mock_arg(&q, sizeof(const int *));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10493,12 +9353,9 @@ MOCK_API cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&map, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrA != NULL)
-            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
-        if (csrColIndA != NULL)
-            memset(csrColIndA, 0, sizeof *csrColIndA);
-        if (map != NULL)
-            memset(map, 0, sizeof *map);
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(map, sizeof *map);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10509,8 +9366,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)
     cubind_mock_begin("cusolverSpCreateCsrqrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10555,10 +9411,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10580,10 +9434,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10605,10 +9457,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10630,10 +9480,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10656,8 +9504,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10680,8 +9527,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10704,8 +9550,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10728,8 +9573,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10740,8 +9584,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrluInfoHost(csrluInfoHost_t *info)
     cubind_mock_begin("cusolverSpCreateCsrluInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10783,10 +9626,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10806,10 +9647,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10829,10 +9668,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10852,10 +9689,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10937,8 +9772,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10952,8 +9786,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10967,8 +9800,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10982,8 +9814,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10999,8 +9830,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11016,8 +9846,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11033,8 +9862,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11050,8 +9878,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11065,10 +9892,8 @@ MOCK_API cusolverStatus_t cusolverSpXcsrluNnzHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&nnzURef, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzLRef != NULL)
-            memset(nnzLRef, 0, sizeof *nnzLRef);
-        if (nnzURef != NULL)
-            memset(nnzURef, 0, sizeof *nnzURef);
+        cubind_mock_zero(nnzLRef, sizeof *nnzLRef);
+        cubind_mock_zero(nnzURef, sizeof *nnzURef);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11091,22 +9916,14 @@ MOCK_API cusolverStatus_t cusolverSpScsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (csrValL != NULL)
-            memset(csrValL, 0, sizeof *csrValL);
-        if (csrRowPtrL != NULL)
-            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
-        if (csrColIndL != NULL)
-            memset(csrColIndL, 0, sizeof *csrColIndL);
-        if (csrValU != NULL)
-            memset(csrValU, 0, sizeof *csrValU);
-        if (csrRowPtrU != NULL)
-            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
-        if (csrColIndU != NULL)
-            memset(csrColIndU, 0, sizeof *csrColIndU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11129,22 +9946,14 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (csrValL != NULL)
-            memset(csrValL, 0, sizeof *csrValL);
-        if (csrRowPtrL != NULL)
-            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
-        if (csrColIndL != NULL)
-            memset(csrColIndL, 0, sizeof *csrColIndL);
-        if (csrValU != NULL)
-            memset(csrValU, 0, sizeof *csrValU);
-        if (csrRowPtrU != NULL)
-            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
-        if (csrColIndU != NULL)
-            memset(csrColIndU, 0, sizeof *csrColIndU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11167,22 +9976,14 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (csrValL != NULL)
-            memset(csrValL, 0, sizeof *csrValL);
-        if (csrRowPtrL != NULL)
-            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
-        if (csrColIndL != NULL)
-            memset(csrColIndL, 0, sizeof *csrColIndL);
-        if (csrValU != NULL)
-            memset(csrValU, 0, sizeof *csrValU);
-        if (csrRowPtrU != NULL)
-            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
-        if (csrColIndU != NULL)
-            memset(csrColIndU, 0, sizeof *csrColIndU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11205,22 +10006,14 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (csrValL != NULL)
-            memset(csrValL, 0, sizeof *csrValL);
-        if (csrRowPtrL != NULL)
-            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
-        if (csrColIndL != NULL)
-            memset(csrColIndL, 0, sizeof *csrColIndL);
-        if (csrValU != NULL)
-            memset(csrValU, 0, sizeof *csrValU);
-        if (csrRowPtrU != NULL)
-            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
-        if (csrColIndU != NULL)
-            memset(csrColIndU, 0, sizeof *csrColIndU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11231,8 +10024,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfoHost(csrqrInfoHost_t *info)
     cubind_mock_begin("cusolverSpCreateCsrqrInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11276,10 +10068,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11300,10 +10090,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11324,10 +10112,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11348,10 +10134,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11437,10 +10221,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11458,10 +10240,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11479,10 +10259,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11500,10 +10278,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11517,8 +10293,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11532,8 +10307,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11547,8 +10321,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11562,8 +10335,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11580,10 +10352,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11600,10 +10370,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11620,10 +10388,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11640,10 +10406,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11679,10 +10443,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11703,10 +10465,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11727,10 +10487,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11751,10 +10509,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11840,10 +10596,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11861,10 +10615,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11882,10 +10634,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11903,10 +10653,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11920,8 +10668,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11935,8 +10682,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11950,8 +10696,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11965,8 +10710,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11983,10 +10727,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12003,10 +10745,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12023,10 +10763,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12043,10 +10781,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12057,8 +10793,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfoHost(csrcholInfoHost_t *inf
     cubind_mock_begin("cusolverSpCreateCsrcholInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12100,10 +10835,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12123,10 +10856,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12146,10 +10877,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12169,10 +10898,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12250,8 +10977,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12265,8 +10991,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12280,8 +11005,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12295,8 +11019,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12312,8 +11035,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12329,8 +11051,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12346,8 +11067,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12363,8 +11083,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12375,8 +11094,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfo(csrcholInfo_t *info)
     cubind_mock_begin("cusolverSpCreateCsrcholInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12418,10 +11136,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12441,10 +11157,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12464,10 +11178,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12487,10 +11199,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12568,8 +11278,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12583,8 +11292,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12598,8 +11306,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12613,8 +11320,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12630,8 +11336,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12647,8 +11352,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12664,8 +11368,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12681,8 +11384,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12695,8 +11397,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (diag != NULL)
-            memset(diag, 0, sizeof *diag);
+        cubind_mock_zero(diag, sizeof *diag);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12709,8 +11410,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (diag != NULL)
-            memset(diag, 0, sizeof *diag);
+        cubind_mock_zero(diag, sizeof *diag);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12723,8 +11423,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (diag != NULL)
-            memset(diag, 0, sizeof *diag);
+        cubind_mock_zero(diag, sizeof *diag);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12737,8 +11436,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (diag != NULL)
-            memset(diag, 0, sizeof *diag);
+        cubind_mock_zero(diag, sizeof *diag);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12749,8 +11447,7 @@ MOCK_API cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)
     cubind_mock_begin("cusolverRfCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12771,10 +11468,8 @@ MOCK_API cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, c
     cubind_mock_arg(&format, sizeof(cusolverRfMatrixFormat_t *));
     cubind_mock_arg(&diag, sizeof(cusolverRfUnitDiagonal_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (format != NULL)
-            memset(format, 0, sizeof *format);
-        if (diag != NULL)
-            memset(diag, 0, sizeof *diag);
+        cubind_mock_zero(format, sizeof *format);
+        cubind_mock_zero(diag, sizeof *diag);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12807,10 +11502,8 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t hand
     cubind_mock_arg(&zero, sizeof(double *));
     cubind_mock_arg(&boost, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (zero != NULL)
-            memset(zero, 0, sizeof *zero);
-        if (boost != NULL)
-            memset(boost, 0, sizeof *boost);
+        cubind_mock_zero(zero, sizeof *zero);
+        cubind_mock_zero(boost, sizeof *boost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12822,8 +11515,7 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t han
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&report, sizeof(cusolverRfNumericBoostReport_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (report != NULL)
-            memset(report, 0, sizeof *report);
+        cubind_mock_zero(report, sizeof *report);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12846,10 +11538,8 @@ MOCK_API cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverR
     cubind_mock_arg(&factAlg, sizeof(cusolverRfFactorization_t *));
     cubind_mock_arg(&solveAlg, sizeof(cusolverRfTriangularSolve_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (factAlg != NULL)
-            memset(factAlg, 0, sizeof *factAlg);
-        if (solveAlg != NULL)
-            memset(solveAlg, 0, sizeof *solveAlg);
+        cubind_mock_zero(factAlg, sizeof *factAlg);
+        cubind_mock_zero(solveAlg, sizeof *solveAlg);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12861,8 +11551,7 @@ MOCK_API cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t ha
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&fastMode, sizeof(cusolverRfResetValuesFastMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (fastMode != NULL)
-            memset(fastMode, 0, sizeof *fastMode);
+        cubind_mock_zero(fastMode, sizeof *fastMode);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12897,28 +11586,17 @@ MOCK_API cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (h_csrRowPtrA != NULL)
-            memset(h_csrRowPtrA, 0, sizeof *h_csrRowPtrA);
-        if (h_csrColIndA != NULL)
-            memset(h_csrColIndA, 0, sizeof *h_csrColIndA);
-        if (h_csrValA != NULL)
-            memset(h_csrValA, 0, sizeof *h_csrValA);
-        if (h_csrRowPtrL != NULL)
-            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
-        if (h_csrColIndL != NULL)
-            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
-        if (h_csrValL != NULL)
-            memset(h_csrValL, 0, sizeof *h_csrValL);
-        if (h_csrRowPtrU != NULL)
-            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
-        if (h_csrColIndU != NULL)
-            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
-        if (h_csrValU != NULL)
-            memset(h_csrValU, 0, sizeof *h_csrValU);
-        if (h_P != NULL)
-            memset(h_P, 0, sizeof *h_P);
-        if (h_Q != NULL)
-            memset(h_Q, 0, sizeof *h_Q);
+        cubind_mock_zero(h_csrRowPtrA, sizeof *h_csrRowPtrA);
+        cubind_mock_zero(h_csrColIndA, sizeof *h_csrColIndA);
+        cubind_mock_zero(h_csrValA, sizeof *h_csrValA);
+        cubind_mock_zero(h_csrRowPtrL, sizeof *h_csrRowPtrL);
+        cubind_mock_zero(h_csrColIndL, sizeof *h_csrColIndL);
+        cubind_mock_zero(h_csrValL, sizeof *h_csrValL);
+        cubind_mock_zero(h_csrRowPtrU, sizeof *h_csrRowPtrU);
+        cubind_mock_zero(h_csrColIndU, sizeof *h_csrColIndU);
+        cubind_mock_zero(h_csrValU, sizeof *h_csrValU);
+        cubind_mock_zero(h_P, sizeof *h_P);
+        cubind_mock_zero(h_Q, sizeof *h_Q);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12944,28 +11622,17 @@ MOCK_API cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrA != NULL)
-            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
-        if (csrColIndA != NULL)
-            memset(csrColIndA, 0, sizeof *csrColIndA);
-        if (csrValA != NULL)
-            memset(csrValA, 0, sizeof *csrValA);
-        if (csrRowPtrL != NULL)
-            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
-        if (csrColIndL != NULL)
-            memset(csrColIndL, 0, sizeof *csrColIndL);
-        if (csrValL != NULL)
-            memset(csrValL, 0, sizeof *csrValL);
-        if (csrRowPtrU != NULL)
-            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
-        if (csrColIndU != NULL)
-            memset(csrColIndU, 0, sizeof *csrColIndU);
-        if (csrValU != NULL)
-            memset(csrValU, 0, sizeof *csrValU);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(csrValA, sizeof *csrValA);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12983,16 +11650,11 @@ MOCK_API cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrA != NULL)
-            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
-        if (csrColIndA != NULL)
-            memset(csrColIndA, 0, sizeof *csrColIndA);
-        if (csrValA != NULL)
-            memset(csrValA, 0, sizeof *csrValA);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(csrValA, sizeof *csrValA);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13023,14 +11685,10 @@ MOCK_API cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_
     cubind_mock_arg(&Mi, sizeof(int **));
     cubind_mock_arg(&Mx, sizeof(double **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzM != NULL)
-            memset(nnzM, 0, sizeof *nnzM);
-        if (Mp != NULL)
-            memset(Mp, 0, sizeof *Mp);
-        if (Mi != NULL)
-            memset(Mi, 0, sizeof *Mi);
-        if (Mx != NULL)
-            memset(Mx, 0, sizeof *Mx);
+        cubind_mock_zero(nnzM, sizeof *nnzM);
+        cubind_mock_zero(Mp, sizeof *Mp);
+        cubind_mock_zero(Mi, sizeof *Mi);
+        cubind_mock_zero(Mx, sizeof *Mx);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13045,14 +11703,10 @@ MOCK_API cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t
     cubind_mock_arg(&h_Mi, sizeof(int **));
     cubind_mock_arg(&h_Mx, sizeof(double **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (h_nnzM != NULL)
-            memset(h_nnzM, 0, sizeof *h_nnzM);
-        if (h_Mp != NULL)
-            memset(h_Mp, 0, sizeof *h_Mp);
-        if (h_Mi != NULL)
-            memset(h_Mi, 0, sizeof *h_Mi);
-        if (h_Mx != NULL)
-            memset(h_Mx, 0, sizeof *h_Mx);
+        cubind_mock_zero(h_nnzM, sizeof *h_nnzM);
+        cubind_mock_zero(h_Mp, sizeof *h_Mp);
+        cubind_mock_zero(h_Mi, sizeof *h_Mi);
+        cubind_mock_zero(h_Mx, sizeof *h_Mx);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13071,22 +11725,14 @@ MOCK_API cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t h
     cubind_mock_arg(&h_csrColIndU, sizeof(int **));
     cubind_mock_arg(&h_csrValU, sizeof(double **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (h_nnzL != NULL)
-            memset(h_nnzL, 0, sizeof *h_nnzL);
-        if (h_csrRowPtrL != NULL)
-            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
-        if (h_csrColIndL != NULL)
-            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
-        if (h_csrValL != NULL)
-            memset(h_csrValL, 0, sizeof *h_csrValL);
-        if (h_nnzU != NULL)
-            memset(h_nnzU, 0, sizeof *h_nnzU);
-        if (h_csrRowPtrU != NULL)
-            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
-        if (h_csrColIndU != NULL)
-            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
-        if (h_csrValU != NULL)
-            memset(h_csrValU, 0, sizeof *h_csrValU);
+        cubind_mock_zero(h_nnzL, sizeof *h_nnzL);
+        cubind_mock_zero(h_csrRowPtrL, sizeof *h_csrRowPtrL);
+        cubind_mock_zero(h_csrColIndL, sizeof *h_csrColIndL);
+        cubind_mock_zero(h_csrValL, sizeof *h_csrValL);
+        cubind_mock_zero(h_nnzU, sizeof *h_nnzU);
+        cubind_mock_zero(h_csrRowPtrU, sizeof *h_csrRowPtrU);
+        cubind_mock_zero(h_csrColIndU, sizeof *h_csrColIndU);
+        cubind_mock_zero(h_csrValU, sizeof *h_csrValU);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13104,14 +11750,10 @@ MOCK_API cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int
     cubind_mock_arg(&XF, sizeof(double *));
     cubind_mock_arg(&ldxf, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (Temp != NULL)
-            memset(Temp, 0, sizeof *Temp);
-        if (XF != NULL)
-            memset(XF, 0, sizeof *XF);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(Temp, sizeof *Temp);
+        cubind_mock_zero(XF, sizeof *XF);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13138,28 +11780,17 @@ MOCK_API cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnz
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (h_csrRowPtrA != NULL)
-            memset(h_csrRowPtrA, 0, sizeof *h_csrRowPtrA);
-        if (h_csrColIndA != NULL)
-            memset(h_csrColIndA, 0, sizeof *h_csrColIndA);
-        if (h_csrValA_array != NULL)
-            memset(h_csrValA_array, 0, sizeof *h_csrValA_array);
-        if (h_csrRowPtrL != NULL)
-            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
-        if (h_csrColIndL != NULL)
-            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
-        if (h_csrValL != NULL)
-            memset(h_csrValL, 0, sizeof *h_csrValL);
-        if (h_csrRowPtrU != NULL)
-            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
-        if (h_csrColIndU != NULL)
-            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
-        if (h_csrValU != NULL)
-            memset(h_csrValU, 0, sizeof *h_csrValU);
-        if (h_P != NULL)
-            memset(h_P, 0, sizeof *h_P);
-        if (h_Q != NULL)
-            memset(h_Q, 0, sizeof *h_Q);
+        cubind_mock_zero(h_csrRowPtrA, sizeof *h_csrRowPtrA);
+        cubind_mock_zero(h_csrColIndA, sizeof *h_csrColIndA);
+        cubind_mock_zero(h_csrValA_array, sizeof *h_csrValA_array);
+        cubind_mock_zero(h_csrRowPtrL, sizeof *h_csrRowPtrL);
+        cubind_mock_zero(h_csrColIndL, sizeof *h_csrColIndL);
+        cubind_mock_zero(h_csrValL, sizeof *h_csrValL);
+        cubind_mock_zero(h_csrRowPtrU, sizeof *h_csrRowPtrU);
+        cubind_mock_zero(h_csrColIndU, sizeof *h_csrColIndU);
+        cubind_mock_zero(h_csrValU, sizeof *h_csrValU);
+        cubind_mock_zero(h_P, sizeof *h_P);
+        cubind_mock_zero(h_Q, sizeof *h_Q);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13178,16 +11809,11 @@ MOCK_API cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int n
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrA != NULL)
-            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
-        if (csrColIndA != NULL)
-            memset(csrColIndA, 0, sizeof *csrColIndA);
-        if (csrValA_array != NULL)
-            memset(csrValA_array, 0, sizeof *csrValA_array);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(csrValA_array, sizeof *csrValA_array);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13221,14 +11847,10 @@ MOCK_API cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P
     cubind_mock_arg(&XF_array, sizeof(double **));
     cubind_mock_arg(&ldxf, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (Temp != NULL)
-            memset(Temp, 0, sizeof *Temp);
-        if (XF_array != NULL)
-            memset(XF_array, 0, sizeof *XF_array);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(Temp, sizeof *Temp);
+        cubind_mock_zero(XF_array, sizeof *XF_array);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13240,8 +11862,7 @@ MOCK_API cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, in
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }

@@ -26,8 +26,7 @@ MOCK_API cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *val
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcusolver reports it (property) */
@@ -42,8 +41,7 @@ MOCK_API cusolverStatus_t cusolverGetVersion(int *version)
     cubind_mock_begin("cusolverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -54,8 +52,7 @@ MOCK_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
     cubind_mock_begin("cusolverDnCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -84,8 +81,7 @@ MOCK_API cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStr
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -106,8 +102,7 @@ MOCK_API cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t hand
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&mode, sizeof(cusolverDeterministicMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -128,8 +123,7 @@ MOCK_API cusolverStatus_t cusolverDnGetMathMode(cusolverDnHandle_t handle, cusol
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&mode, sizeof(cusolverMathMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -150,8 +144,7 @@ MOCK_API cusolverStatus_t cusolverDnGetEmulationStrategy(cusolverDnHandle_t hand
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&strategy, sizeof(cudaEmulationStrategy_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (strategy != NULL)
-            memset(strategy, 0, sizeof *strategy);
+        cubind_mock_zero(strategy, sizeof *strategy);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -162,8 +155,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *param
     cubind_mock_begin("cusolverDnIRSParamsCreate", __builtin_return_address(0));
     cubind_mock_arg(&params_ptr, sizeof(cusolverDnIRSParams_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (params_ptr != NULL)
-            memset(params_ptr, 0, sizeof *params_ptr);
+        cubind_mock_zero(params_ptr, sizeof *params_ptr);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -256,8 +248,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t p
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (maxiters != NULL)
-            memset(maxiters, 0, sizeof *maxiters);
+        cubind_mock_zero(maxiters, sizeof *maxiters);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -292,8 +283,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_p
     cubind_mock_begin("cusolverDnIRSInfosCreate", __builtin_return_address(0));
     cubind_mock_arg(&infos_ptr, sizeof(cusolverDnIRSInfos_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (infos_ptr != NULL)
-            memset(infos_ptr, 0, sizeof *infos_ptr);
+        cubind_mock_zero(infos_ptr, sizeof *infos_ptr);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -305,8 +295,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (niters != NULL)
-            memset(niters, 0, sizeof *niters);
+        cubind_mock_zero(niters, sizeof *niters);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -318,8 +307,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t 
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&outer_niters, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (outer_niters != NULL)
-            memset(outer_niters, 0, sizeof *outer_niters);
+        cubind_mock_zero(outer_niters, sizeof *outer_niters);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -339,8 +327,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfo
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&residual_history, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (residual_history != NULL)
-            memset(residual_history, 0, sizeof *residual_history);
+        cubind_mock_zero(residual_history, sizeof *residual_history);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -352,8 +339,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t inf
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (maxiters != NULL)
-            memset(maxiters, 0, sizeof *maxiters);
+        cubind_mock_zero(maxiters, sizeof *maxiters);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -377,18 +363,12 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -412,18 +392,12 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -447,18 +421,12 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -482,18 +450,12 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -517,18 +479,12 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -552,18 +508,12 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -587,18 +537,12 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -622,18 +566,12 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -657,18 +595,12 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -692,18 +624,12 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -727,18 +653,12 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -762,18 +682,12 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -797,18 +711,12 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -832,18 +740,12 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -867,18 +769,12 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -902,18 +798,12 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -937,18 +827,12 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -972,18 +856,12 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1005,16 +883,11 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1036,16 +909,11 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1067,16 +935,11 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1098,16 +961,11 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1129,16 +987,11 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1160,16 +1013,11 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1191,16 +1039,11 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1222,16 +1065,11 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1253,16 +1091,11 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1284,16 +1117,11 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1315,16 +1143,11 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1346,16 +1169,11 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1377,16 +1195,11 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1408,16 +1221,11 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1439,16 +1247,11 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1470,16 +1273,11 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1501,16 +1299,11 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1532,16 +1325,11 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dipiv != NULL)
-            memset(dipiv, 0, sizeof *dipiv);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1565,16 +1353,11 @@ MOCK_API cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1598,16 +1381,11 @@ MOCK_API cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1631,16 +1409,11 @@ MOCK_API cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1664,16 +1437,11 @@ MOCK_API cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1697,16 +1465,11 @@ MOCK_API cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1730,16 +1493,11 @@ MOCK_API cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1763,16 +1521,11 @@ MOCK_API cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1796,16 +1549,11 @@ MOCK_API cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1829,16 +1577,11 @@ MOCK_API cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1862,16 +1605,11 @@ MOCK_API cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1895,16 +1633,11 @@ MOCK_API cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1928,16 +1661,11 @@ MOCK_API cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1961,16 +1689,11 @@ MOCK_API cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -1994,16 +1717,11 @@ MOCK_API cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2027,16 +1745,11 @@ MOCK_API cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2060,16 +1773,11 @@ MOCK_API cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2093,16 +1801,11 @@ MOCK_API cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2126,16 +1829,11 @@ MOCK_API cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (iter != NULL)
-            memset(iter, 0, sizeof *iter);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2157,14 +1855,10 @@ MOCK_API cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2186,14 +1880,10 @@ MOCK_API cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2215,14 +1905,10 @@ MOCK_API cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2244,14 +1930,10 @@ MOCK_API cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2273,14 +1955,10 @@ MOCK_API cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2302,14 +1980,10 @@ MOCK_API cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2331,14 +2005,10 @@ MOCK_API cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2360,14 +2030,10 @@ MOCK_API cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2389,14 +2055,10 @@ MOCK_API cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2418,14 +2080,10 @@ MOCK_API cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2447,14 +2105,10 @@ MOCK_API cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2476,14 +2130,10 @@ MOCK_API cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2505,14 +2155,10 @@ MOCK_API cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2534,14 +2180,10 @@ MOCK_API cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2563,14 +2205,10 @@ MOCK_API cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2592,14 +2230,10 @@ MOCK_API cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2621,14 +2255,10 @@ MOCK_API cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2650,14 +2280,10 @@ MOCK_API cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dA != NULL)
-            memset(dA, 0, sizeof *dA);
-        if (dB != NULL)
-            memset(dB, 0, sizeof *dB);
-        if (dX != NULL)
-            memset(dX, 0, sizeof *dX);
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2682,10 +2308,8 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (niters != NULL)
-            memset(niters, 0, sizeof *niters);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(niters, sizeof *niters);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2700,8 +2324,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2727,10 +2350,8 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (niters != NULL)
-            memset(niters, 0, sizeof *niters);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(niters, sizeof *niters);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2746,8 +2367,7 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork_bytes != NULL)
-            memset(lwork_bytes, 0, sizeof *lwork_bytes);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2763,10 +2383,8 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2782,10 +2400,8 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2801,10 +2417,8 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2820,10 +2434,8 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2841,12 +2453,9 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2864,12 +2473,9 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2887,12 +2493,9 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2910,12 +2513,9 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2934,10 +2534,8 @@ MOCK_API cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2956,10 +2554,8 @@ MOCK_API cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -2978,10 +2574,8 @@ MOCK_API cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3000,10 +2594,8 @@ MOCK_API cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3020,10 +2612,8 @@ MOCK_API cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Aarray != NULL)
-            memset(Aarray, 0, sizeof *Aarray);
-        if (infoArray != NULL)
-            memset(infoArray, 0, sizeof *infoArray);
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3040,10 +2630,8 @@ MOCK_API cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Aarray != NULL)
-            memset(Aarray, 0, sizeof *Aarray);
-        if (infoArray != NULL)
-            memset(infoArray, 0, sizeof *infoArray);
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3060,10 +2648,8 @@ MOCK_API cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Aarray != NULL)
-            memset(Aarray, 0, sizeof *Aarray);
-        if (infoArray != NULL)
-            memset(infoArray, 0, sizeof *infoArray);
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3080,10 +2666,8 @@ MOCK_API cusolverStatus_t cusolverDnZpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Aarray != NULL)
-            memset(Aarray, 0, sizeof *Aarray);
-        if (infoArray != NULL)
-            memset(infoArray, 0, sizeof *infoArray);
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3103,12 +2687,9 @@ MOCK_API cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3128,12 +2709,9 @@ MOCK_API cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3153,12 +2731,9 @@ MOCK_API cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3178,12 +2753,9 @@ MOCK_API cusolverStatus_t cusolverDnZpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3199,10 +2771,8 @@ MOCK_API cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3218,10 +2788,8 @@ MOCK_API cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3237,10 +2805,8 @@ MOCK_API cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3256,10 +2822,8 @@ MOCK_API cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3277,12 +2841,9 @@ MOCK_API cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3300,12 +2861,9 @@ MOCK_API cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3323,12 +2881,9 @@ MOCK_API cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3346,12 +2901,9 @@ MOCK_API cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3370,10 +2922,8 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3395,8 +2945,7 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3412,10 +2961,8 @@ MOCK_API cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3431,10 +2978,8 @@ MOCK_API cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3450,10 +2995,8 @@ MOCK_API cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3469,10 +3012,8 @@ MOCK_API cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3490,12 +3031,9 @@ MOCK_API cusolverStatus_t cusolverDnSlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3513,12 +3051,9 @@ MOCK_API cusolverStatus_t cusolverDnDlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3536,12 +3071,9 @@ MOCK_API cusolverStatus_t cusolverDnClauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3559,12 +3091,9 @@ MOCK_API cusolverStatus_t cusolverDnZlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3580,10 +3109,8 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3599,10 +3126,8 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3618,10 +3143,8 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3637,10 +3160,8 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3658,14 +3179,10 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devIpiv != NULL)
-            memset(devIpiv, 0, sizeof *devIpiv);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3683,14 +3200,10 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devIpiv != NULL)
-            memset(devIpiv, 0, sizeof *devIpiv);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3708,14 +3221,10 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devIpiv != NULL)
-            memset(devIpiv, 0, sizeof *devIpiv);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3733,14 +3242,10 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devIpiv != NULL)
-            memset(devIpiv, 0, sizeof *devIpiv);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3758,8 +3263,7 @@ MOCK_API cusolverStatus_t cusolverDnSlaswp(cusolverDnHandle_t handle, int n, flo
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3777,8 +3281,7 @@ MOCK_API cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, dou
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3796,8 +3299,7 @@ MOCK_API cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuC
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3815,8 +3317,7 @@ MOCK_API cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuD
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
+        cubind_mock_zero(A, sizeof *A);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3836,10 +3337,8 @@ MOCK_API cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3859,10 +3358,8 @@ MOCK_API cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3882,10 +3379,8 @@ MOCK_API cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3905,10 +3400,8 @@ MOCK_API cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3924,10 +3417,8 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3943,10 +3434,8 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3962,10 +3451,8 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -3981,10 +3468,8 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4003,14 +3488,10 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (TAU != NULL)
-            memset(TAU, 0, sizeof *TAU);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4029,14 +3510,10 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (TAU != NULL)
-            memset(TAU, 0, sizeof *TAU);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4055,14 +3532,10 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (TAU != NULL)
-            memset(TAU, 0, sizeof *TAU);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4081,14 +3554,10 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (TAU != NULL)
-            memset(TAU, 0, sizeof *TAU);
-        if (Workspace != NULL)
-            memset(Workspace, 0, sizeof *Workspace);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4106,8 +3575,7 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4125,8 +3593,7 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4144,8 +3611,7 @@ MOCK_API cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4163,8 +3629,7 @@ MOCK_API cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4184,12 +3649,9 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4209,12 +3671,9 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4234,12 +3693,9 @@ MOCK_API cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4259,12 +3715,9 @@ MOCK_API cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4286,8 +3739,7 @@ MOCK_API cusolverStatus_t cusolverDnSormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4309,8 +3761,7 @@ MOCK_API cusolverStatus_t cusolverDnDormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4332,8 +3783,7 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4355,8 +3805,7 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4380,12 +3829,9 @@ MOCK_API cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4409,12 +3855,9 @@ MOCK_API cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4438,12 +3881,9 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4467,12 +3907,9 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4487,10 +3924,8 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4505,10 +3940,8 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4523,10 +3956,8 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4541,10 +3972,8 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4563,14 +3992,10 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (ipiv != NULL)
-            memset(ipiv, 0, sizeof *ipiv);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4589,14 +4014,10 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (ipiv != NULL)
-            memset(ipiv, 0, sizeof *ipiv);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4615,14 +4036,10 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (ipiv != NULL)
-            memset(ipiv, 0, sizeof *ipiv);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4641,14 +4058,10 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (ipiv != NULL)
-            memset(ipiv, 0, sizeof *ipiv);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4671,10 +4084,8 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4700,8 +4111,7 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4718,10 +4128,8 @@ MOCK_API cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4738,10 +4146,8 @@ MOCK_API cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4758,10 +4164,8 @@ MOCK_API cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4778,10 +4182,8 @@ MOCK_API cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4800,12 +4202,9 @@ MOCK_API cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4824,12 +4223,9 @@ MOCK_API cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4848,12 +4244,9 @@ MOCK_API cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4872,12 +4265,9 @@ MOCK_API cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4891,8 +4281,7 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4906,8 +4295,7 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4921,8 +4309,7 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4936,8 +4323,7 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (Lwork != NULL)
-            memset(Lwork, 0, sizeof *Lwork);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4959,20 +4345,13 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (D != NULL)
-            memset(D, 0, sizeof *D);
-        if (E != NULL)
-            memset(E, 0, sizeof *E);
-        if (TAUQ != NULL)
-            memset(TAUQ, 0, sizeof *TAUQ);
-        if (TAUP != NULL)
-            memset(TAUP, 0, sizeof *TAUP);
-        if (Work != NULL)
-            memset(Work, 0, sizeof *Work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -4994,20 +4373,13 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (D != NULL)
-            memset(D, 0, sizeof *D);
-        if (E != NULL)
-            memset(E, 0, sizeof *E);
-        if (TAUQ != NULL)
-            memset(TAUQ, 0, sizeof *TAUQ);
-        if (TAUP != NULL)
-            memset(TAUP, 0, sizeof *TAUP);
-        if (Work != NULL)
-            memset(Work, 0, sizeof *Work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5029,20 +4401,13 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (D != NULL)
-            memset(D, 0, sizeof *D);
-        if (E != NULL)
-            memset(E, 0, sizeof *E);
-        if (TAUQ != NULL)
-            memset(TAUQ, 0, sizeof *TAUQ);
-        if (TAUP != NULL)
-            memset(TAUP, 0, sizeof *TAUP);
-        if (Work != NULL)
-            memset(Work, 0, sizeof *Work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5064,20 +4429,13 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (D != NULL)
-            memset(D, 0, sizeof *D);
-        if (E != NULL)
-            memset(E, 0, sizeof *E);
-        if (TAUQ != NULL)
-            memset(TAUQ, 0, sizeof *TAUQ);
-        if (TAUP != NULL)
-            memset(TAUP, 0, sizeof *TAUP);
-        if (Work != NULL)
-            memset(Work, 0, sizeof *Work);
-        if (devInfo != NULL)
-            memset(devInfo, 0, sizeof *devInfo);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5096,8 +4454,7 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5116,8 +4473,7 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5136,8 +4492,7 @@ MOCK_API cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5156,8 +4511,7 @@ MOCK_API cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5178,12 +4532,9 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5204,12 +4555,9 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5230,12 +4578,9 @@ MOCK_API cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5256,12 +4601,9 @@ MOCK_API cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5280,8 +4622,7 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5300,8 +4641,7 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5320,8 +4660,7 @@ MOCK_API cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5340,8 +4679,7 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5362,18 +4700,12 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (e != NULL)
-            memset(e, 0, sizeof *e);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5394,18 +4726,12 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (e != NULL)
-            memset(e, 0, sizeof *e);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5426,18 +4752,12 @@ MOCK_API cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (e != NULL)
-            memset(e, 0, sizeof *e);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5458,18 +4778,12 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (e != NULL)
-            memset(e, 0, sizeof *e);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5486,8 +4800,7 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5504,8 +4817,7 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5522,8 +4834,7 @@ MOCK_API cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5540,8 +4851,7 @@ MOCK_API cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5560,12 +4870,9 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5584,12 +4891,9 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5608,12 +4912,9 @@ MOCK_API cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5632,12 +4933,9 @@ MOCK_API cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5659,8 +4957,7 @@ MOCK_API cusolverStatus_t cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5682,8 +4979,7 @@ MOCK_API cusolverStatus_t cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5705,8 +5001,7 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5728,8 +5023,7 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5753,16 +5047,11 @@ MOCK_API cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5786,16 +5075,11 @@ MOCK_API cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5819,16 +5103,11 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5852,16 +5131,11 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (tau != NULL)
-            memset(tau, 0, sizeof *tau);
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5875,8 +5149,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5890,8 +5163,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5905,8 +5177,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5920,8 +5191,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5947,20 +5217,13 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (VT != NULL)
-            memset(VT, 0, sizeof *VT);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (rwork != NULL)
-            memset(rwork, 0, sizeof *rwork);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -5986,20 +5249,13 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (VT != NULL)
-            memset(VT, 0, sizeof *VT);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (rwork != NULL)
-            memset(rwork, 0, sizeof *rwork);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6025,20 +5281,13 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (VT != NULL)
-            memset(VT, 0, sizeof *VT);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (rwork != NULL)
-            memset(rwork, 0, sizeof *rwork);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6064,20 +5313,13 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (VT != NULL)
-            memset(VT, 0, sizeof *VT);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (rwork != NULL)
-            memset(rwork, 0, sizeof *rwork);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6095,8 +5337,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6114,8 +5355,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6133,8 +5373,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6152,8 +5391,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6173,14 +5411,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6200,14 +5434,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6227,14 +5457,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6254,14 +5480,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6285,10 +5507,8 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6312,10 +5532,8 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6339,10 +5557,8 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6366,10 +5582,8 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6395,16 +5609,11 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6430,16 +5639,11 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6465,16 +5669,11 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6500,16 +5699,11 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6536,10 +5730,8 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6566,10 +5758,8 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6596,10 +5786,8 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6626,10 +5814,8 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6658,18 +5844,12 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6698,18 +5878,12 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6738,18 +5912,12 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6778,18 +5946,12 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (meig != NULL)
-            memset(meig, 0, sizeof *meig);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6810,8 +5972,7 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6832,8 +5993,7 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6854,8 +6014,7 @@ MOCK_API cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6876,8 +6035,7 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6900,16 +6058,11 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6932,16 +6085,11 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6964,16 +6112,11 @@ MOCK_API cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -6996,16 +6139,11 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7016,8 +6154,7 @@ MOCK_API cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)
     cubind_mock_begin("cusolverDnCreateSyevjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(syevjInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7065,8 +6202,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle,
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (residual != NULL)
-            memset(residual, 0, sizeof *residual);
+        cubind_mock_zero(residual, sizeof *residual);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7079,8 +6215,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, s
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (executed_sweeps != NULL)
-            memset(executed_sweeps, 0, sizeof *executed_sweeps);
+        cubind_mock_zero(executed_sweeps, sizeof *executed_sweeps);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7100,8 +6235,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7121,8 +6255,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7142,8 +6275,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7163,8 +6295,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7186,14 +6317,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7215,14 +6342,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7244,14 +6367,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7273,14 +6392,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7299,8 +6414,7 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7319,8 +6433,7 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7339,8 +6452,7 @@ MOCK_API cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7359,8 +6471,7 @@ MOCK_API cusolverStatus_t cusolverDnZheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7381,14 +6492,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7409,14 +6516,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7437,14 +6540,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7465,14 +6564,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7494,8 +6589,7 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7517,8 +6611,7 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7540,8 +6633,7 @@ MOCK_API cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7563,8 +6655,7 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7588,16 +6679,11 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7621,16 +6707,11 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7654,16 +6735,11 @@ MOCK_API cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7687,16 +6763,11 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
-        if (W != NULL)
-            memset(W, 0, sizeof *W);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7707,8 +6778,7 @@ MOCK_API cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)
     cubind_mock_begin("cusolverDnCreateGesvdjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7756,8 +6826,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (residual != NULL)
-            memset(residual, 0, sizeof *residual);
+        cubind_mock_zero(residual, sizeof *residual);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7770,8 +6839,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, 
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (executed_sweeps != NULL)
-            memset(executed_sweeps, 0, sizeof *executed_sweeps);
+        cubind_mock_zero(executed_sweeps, sizeof *executed_sweeps);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7795,8 +6863,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7820,8 +6887,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7845,8 +6911,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7870,8 +6935,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7897,18 +6961,12 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7934,18 +6992,12 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -7971,18 +7023,12 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8008,18 +7054,12 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8043,8 +7083,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8068,8 +7107,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8093,8 +7131,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8118,8 +7155,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8145,18 +7181,12 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8182,18 +7212,12 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8219,18 +7243,12 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8256,18 +7274,12 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (A != NULL)
-            memset(A, 0, sizeof *A);
-        if (S != NULL)
-            memset(S, 0, sizeof *S);
-        if (U != NULL)
-            memset(U, 0, sizeof *U);
-        if (V != NULL)
-            memset(V, 0, sizeof *V);
-        if (work != NULL)
-            memset(work, 0, sizeof *work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8295,8 +7307,7 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8324,8 +7335,7 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8353,8 +7363,7 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8382,8 +7391,7 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8414,18 +7422,12 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_S != NULL)
-            memset(d_S, 0, sizeof *d_S);
-        if (d_U != NULL)
-            memset(d_U, 0, sizeof *d_U);
-        if (d_V != NULL)
-            memset(d_V, 0, sizeof *d_V);
-        if (d_work != NULL)
-            memset(d_work, 0, sizeof *d_work);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
-        if (h_R_nrmF != NULL)
-            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8456,18 +7458,12 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_S != NULL)
-            memset(d_S, 0, sizeof *d_S);
-        if (d_U != NULL)
-            memset(d_U, 0, sizeof *d_U);
-        if (d_V != NULL)
-            memset(d_V, 0, sizeof *d_V);
-        if (d_work != NULL)
-            memset(d_work, 0, sizeof *d_work);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
-        if (h_R_nrmF != NULL)
-            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8498,18 +7494,12 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_S != NULL)
-            memset(d_S, 0, sizeof *d_S);
-        if (d_U != NULL)
-            memset(d_U, 0, sizeof *d_U);
-        if (d_V != NULL)
-            memset(d_V, 0, sizeof *d_V);
-        if (d_work != NULL)
-            memset(d_work, 0, sizeof *d_work);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
-        if (h_R_nrmF != NULL)
-            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8540,18 +7530,12 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_S != NULL)
-            memset(d_S, 0, sizeof *d_S);
-        if (d_U != NULL)
-            memset(d_U, 0, sizeof *d_U);
-        if (d_V != NULL)
-            memset(d_V, 0, sizeof *d_V);
-        if (d_work != NULL)
-            memset(d_work, 0, sizeof *d_work);
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
-        if (h_R_nrmF != NULL)
-            memset(h_R_nrmF, 0, sizeof *h_R_nrmF);
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8562,8 +7546,7 @@ MOCK_API cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)
     cubind_mock_begin("cusolverDnCreateParams", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (params != NULL)
-            memset(params, 0, sizeof *params);
+        cubind_mock_zero(params, sizeof *params);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8601,10 +7584,8 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8627,8 +7608,7 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8650,8 +7630,7 @@ MOCK_API cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8673,10 +7652,8 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8701,8 +7678,7 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8722,10 +7698,8 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8749,10 +7723,8 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ipiv != NULL)
-            memset(ipiv, 0, sizeof *ipiv);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8775,8 +7747,7 @@ MOCK_API cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8799,10 +7770,8 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8828,8 +7797,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8853,10 +7821,8 @@ MOCK_API cusolverStatus_t cusolverDnXsyevBatched_bufferSize(cusolverDnHandle_t h
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     cubind_mock_arg(&batchSize, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8883,8 +7849,7 @@ MOCK_API cusolverStatus_t cusolverDnXsyevBatched(cusolverDnHandle_t handle, cuso
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int64_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8913,12 +7878,9 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (h_meig != NULL)
-            memset(h_meig, 0, sizeof *h_meig);
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(h_meig, sizeof *h_meig);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8950,10 +7912,8 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (meig64 != NULL)
-            memset(meig64, 0, sizeof *meig64);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(meig64, sizeof *meig64);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -8982,10 +7942,8 @@ MOCK_API cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t handle, 
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9017,8 +7975,7 @@ MOCK_API cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnP
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9048,10 +8005,8 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9084,8 +8039,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9115,10 +8069,8 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9152,10 +8104,8 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_err_sigma, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
-        if (h_err_sigma != NULL)
-            memset(h_err_sigma, 0, sizeof *h_err_sigma);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_err_sigma, sizeof *h_err_sigma);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9188,10 +8138,8 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9227,8 +8175,7 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&d_info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (d_info != NULL)
-            memset(d_info, 0, sizeof *d_info);
+        cubind_mock_zero(d_info, sizeof *d_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9255,10 +8202,8 @@ MOCK_API cusolverStatus_t cusolverDnXlarft_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (workspaceInBytesOnDevice != NULL)
-            memset(workspaceInBytesOnDevice, 0, sizeof *workspaceInBytesOnDevice);
-        if (workspaceInBytesOnHost != NULL)
-            memset(workspaceInBytesOnHost, 0, sizeof *workspaceInBytesOnHost);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9303,8 +8248,7 @@ MOCK_API cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)
     cubind_mock_begin("cusolverDnLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (file != NULL)
-            memset(file, 0, sizeof *file);
+        cubind_mock_zero(file, sizeof *file);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9346,8 +8290,7 @@ MOCK_API cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)
     cubind_mock_begin("cusolverSpCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9376,8 +8319,7 @@ MOCK_API cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStr
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9395,8 +8337,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&issym, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (issym != NULL)
-            memset(issym, 0, sizeof *issym);
+        cubind_mock_zero(issym, sizeof *issym);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9418,10 +8359,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9443,10 +8382,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9468,10 +8405,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9493,10 +8428,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9518,10 +8451,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9543,10 +8474,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9568,10 +8497,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9593,10 +8520,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9618,10 +8543,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9643,10 +8566,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9668,10 +8589,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9693,10 +8612,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9718,10 +8635,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9743,10 +8658,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9768,10 +8681,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9793,10 +8704,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9818,10 +8727,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9843,10 +8750,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9868,10 +8773,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9893,10 +8796,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (singularity != NULL)
-            memset(singularity, 0, sizeof *singularity);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9920,14 +8821,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rankA != NULL)
-            memset(rankA, 0, sizeof *rankA);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
-        if (min_norm != NULL)
-            memset(min_norm, 0, sizeof *min_norm);
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9951,14 +8848,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rankA != NULL)
-            memset(rankA, 0, sizeof *rankA);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
-        if (min_norm != NULL)
-            memset(min_norm, 0, sizeof *min_norm);
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -9982,14 +8875,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rankA != NULL)
-            memset(rankA, 0, sizeof *rankA);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
-        if (min_norm != NULL)
-            memset(min_norm, 0, sizeof *min_norm);
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10013,14 +8902,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rankA != NULL)
-            memset(rankA, 0, sizeof *rankA);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
-        if (min_norm != NULL)
-            memset(min_norm, 0, sizeof *min_norm);
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10043,10 +8928,8 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10069,10 +8952,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10095,10 +8976,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10121,10 +9000,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10147,10 +9024,8 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10173,10 +9048,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10199,10 +9072,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10225,10 +9096,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mu != NULL)
-            memset(mu, 0, sizeof *mu);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10248,8 +9117,7 @@ MOCK_API cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (num_eigs != NULL)
-            memset(num_eigs, 0, sizeof *num_eigs);
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10269,8 +9137,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (num_eigs != NULL)
-            memset(num_eigs, 0, sizeof *num_eigs);
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10290,8 +9157,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (num_eigs != NULL)
-            memset(num_eigs, 0, sizeof *num_eigs);
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10311,8 +9177,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (num_eigs != NULL)
-            memset(num_eigs, 0, sizeof *num_eigs);
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10329,8 +9194,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
+        cubind_mock_zero(p, sizeof *p);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10347,8 +9211,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
+        cubind_mock_zero(p, sizeof *p);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10365,8 +9228,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
+        cubind_mock_zero(p, sizeof *p);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10384,8 +9246,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&options, sizeof(const int64_t *));
     cubind_mock_arg(&p, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
+        cubind_mock_zero(p, sizeof *p);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10404,10 +9265,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (numnz != NULL)
-            memset(numnz, 0, sizeof *numnz);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10426,10 +9285,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (numnz != NULL)
-            memset(numnz, 0, sizeof *numnz);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10448,10 +9305,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (numnz != NULL)
-            memset(numnz, 0, sizeof *numnz);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10470,10 +9325,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (numnz != NULL)
-            memset(numnz, 0, sizeof *numnz);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10493,8 +9346,7 @@ MOCK_API cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t h
     cubind_mock_arg(&q, sizeof(const int *));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10515,12 +9367,9 @@ MOCK_API cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&map, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrA != NULL)
-            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
-        if (csrColIndA != NULL)
-            memset(csrColIndA, 0, sizeof *csrColIndA);
-        if (map != NULL)
-            memset(map, 0, sizeof *map);
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(map, sizeof *map);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10531,8 +9380,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)
     cubind_mock_begin("cusolverSpCreateCsrqrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10577,10 +9425,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10602,10 +9448,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10627,10 +9471,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10652,10 +9494,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10678,8 +9518,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10702,8 +9541,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10726,8 +9564,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10750,8 +9587,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10762,8 +9598,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrluInfoHost(csrluInfoHost_t *info)
     cubind_mock_begin("cusolverSpCreateCsrluInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10805,10 +9640,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10828,10 +9661,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10851,10 +9682,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10874,10 +9703,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10959,8 +9786,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10974,8 +9800,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -10989,8 +9814,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11004,8 +9828,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11021,8 +9844,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11038,8 +9860,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11055,8 +9876,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11072,8 +9892,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11087,10 +9906,8 @@ MOCK_API cusolverStatus_t cusolverSpXcsrluNnzHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&nnzURef, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzLRef != NULL)
-            memset(nnzLRef, 0, sizeof *nnzLRef);
-        if (nnzURef != NULL)
-            memset(nnzURef, 0, sizeof *nnzURef);
+        cubind_mock_zero(nnzLRef, sizeof *nnzLRef);
+        cubind_mock_zero(nnzURef, sizeof *nnzURef);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11113,22 +9930,14 @@ MOCK_API cusolverStatus_t cusolverSpScsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (csrValL != NULL)
-            memset(csrValL, 0, sizeof *csrValL);
-        if (csrRowPtrL != NULL)
-            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
-        if (csrColIndL != NULL)
-            memset(csrColIndL, 0, sizeof *csrColIndL);
-        if (csrValU != NULL)
-            memset(csrValU, 0, sizeof *csrValU);
-        if (csrRowPtrU != NULL)
-            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
-        if (csrColIndU != NULL)
-            memset(csrColIndU, 0, sizeof *csrColIndU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11151,22 +9960,14 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (csrValL != NULL)
-            memset(csrValL, 0, sizeof *csrValL);
-        if (csrRowPtrL != NULL)
-            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
-        if (csrColIndL != NULL)
-            memset(csrColIndL, 0, sizeof *csrColIndL);
-        if (csrValU != NULL)
-            memset(csrValU, 0, sizeof *csrValU);
-        if (csrRowPtrU != NULL)
-            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
-        if (csrColIndU != NULL)
-            memset(csrColIndU, 0, sizeof *csrColIndU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11189,22 +9990,14 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (csrValL != NULL)
-            memset(csrValL, 0, sizeof *csrValL);
-        if (csrRowPtrL != NULL)
-            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
-        if (csrColIndL != NULL)
-            memset(csrColIndL, 0, sizeof *csrColIndL);
-        if (csrValU != NULL)
-            memset(csrValU, 0, sizeof *csrValU);
-        if (csrRowPtrU != NULL)
-            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
-        if (csrColIndU != NULL)
-            memset(csrColIndU, 0, sizeof *csrColIndU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11227,22 +10020,14 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (csrValL != NULL)
-            memset(csrValL, 0, sizeof *csrValL);
-        if (csrRowPtrL != NULL)
-            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
-        if (csrColIndL != NULL)
-            memset(csrColIndL, 0, sizeof *csrColIndL);
-        if (csrValU != NULL)
-            memset(csrValU, 0, sizeof *csrValU);
-        if (csrRowPtrU != NULL)
-            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
-        if (csrColIndU != NULL)
-            memset(csrColIndU, 0, sizeof *csrColIndU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11253,8 +10038,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfoHost(csrqrInfoHost_t *info)
     cubind_mock_begin("cusolverSpCreateCsrqrInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11298,10 +10082,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11322,10 +10104,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11346,10 +10126,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11370,10 +10148,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11459,10 +10235,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11480,10 +10254,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11501,10 +10273,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11522,10 +10292,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11539,8 +10307,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11554,8 +10321,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11569,8 +10335,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11584,8 +10349,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11602,10 +10366,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11622,10 +10384,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11642,10 +10402,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11662,10 +10420,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11701,10 +10457,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11725,10 +10479,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11749,10 +10501,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11773,10 +10523,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11862,10 +10610,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11883,10 +10629,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11904,10 +10648,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11925,10 +10667,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11942,8 +10682,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11957,8 +10696,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11972,8 +10710,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -11987,8 +10724,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12005,10 +10741,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12025,10 +10759,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12045,10 +10777,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12065,10 +10795,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (b != NULL)
-            memset(b, 0, sizeof *b);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12079,8 +10807,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfoHost(csrcholInfoHost_t *inf
     cubind_mock_begin("cusolverSpCreateCsrcholInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12122,10 +10849,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12145,10 +10870,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12168,10 +10891,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12191,10 +10912,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12272,8 +10991,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12287,8 +11005,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12302,8 +11019,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12317,8 +11033,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12334,8 +11049,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12351,8 +11065,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12368,8 +11081,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12385,8 +11097,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12397,8 +11108,7 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfo(csrcholInfo_t *info)
     cubind_mock_begin("cusolverSpCreateCsrcholInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12440,10 +11150,8 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12463,10 +11171,8 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12486,10 +11192,8 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12509,10 +11213,8 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (internalDataInBytes != NULL)
-            memset(internalDataInBytes, 0, sizeof *internalDataInBytes);
-        if (workspaceInBytes != NULL)
-            memset(workspaceInBytes, 0, sizeof *workspaceInBytes);
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12590,8 +11292,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12605,8 +11306,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12620,8 +11320,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12635,8 +11334,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12652,8 +11350,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12669,8 +11366,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12686,8 +11382,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12703,8 +11398,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12717,8 +11411,7 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (diag != NULL)
-            memset(diag, 0, sizeof *diag);
+        cubind_mock_zero(diag, sizeof *diag);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12731,8 +11424,7 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (diag != NULL)
-            memset(diag, 0, sizeof *diag);
+        cubind_mock_zero(diag, sizeof *diag);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12745,8 +11437,7 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (diag != NULL)
-            memset(diag, 0, sizeof *diag);
+        cubind_mock_zero(diag, sizeof *diag);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12759,8 +11450,7 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (diag != NULL)
-            memset(diag, 0, sizeof *diag);
+        cubind_mock_zero(diag, sizeof *diag);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12771,8 +11461,7 @@ MOCK_API cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)
     cubind_mock_begin("cusolverRfCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12793,10 +11482,8 @@ MOCK_API cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, c
     cubind_mock_arg(&format, sizeof(cusolverRfMatrixFormat_t *));
     cubind_mock_arg(&diag, sizeof(cusolverRfUnitDiagonal_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (format != NULL)
-            memset(format, 0, sizeof *format);
-        if (diag != NULL)
-            memset(diag, 0, sizeof *diag);
+        cubind_mock_zero(format, sizeof *format);
+        cubind_mock_zero(diag, sizeof *diag);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12829,10 +11516,8 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t hand
     cubind_mock_arg(&zero, sizeof(double *));
     cubind_mock_arg(&boost, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (zero != NULL)
-            memset(zero, 0, sizeof *zero);
-        if (boost != NULL)
-            memset(boost, 0, sizeof *boost);
+        cubind_mock_zero(zero, sizeof *zero);
+        cubind_mock_zero(boost, sizeof *boost);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12844,8 +11529,7 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t han
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&report, sizeof(cusolverRfNumericBoostReport_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (report != NULL)
-            memset(report, 0, sizeof *report);
+        cubind_mock_zero(report, sizeof *report);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12868,10 +11552,8 @@ MOCK_API cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverR
     cubind_mock_arg(&factAlg, sizeof(cusolverRfFactorization_t *));
     cubind_mock_arg(&solveAlg, sizeof(cusolverRfTriangularSolve_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (factAlg != NULL)
-            memset(factAlg, 0, sizeof *factAlg);
-        if (solveAlg != NULL)
-            memset(solveAlg, 0, sizeof *solveAlg);
+        cubind_mock_zero(factAlg, sizeof *factAlg);
+        cubind_mock_zero(solveAlg, sizeof *solveAlg);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12883,8 +11565,7 @@ MOCK_API cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t ha
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&fastMode, sizeof(cusolverRfResetValuesFastMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (fastMode != NULL)
-            memset(fastMode, 0, sizeof *fastMode);
+        cubind_mock_zero(fastMode, sizeof *fastMode);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12919,28 +11600,17 @@ MOCK_API cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (h_csrRowPtrA != NULL)
-            memset(h_csrRowPtrA, 0, sizeof *h_csrRowPtrA);
-        if (h_csrColIndA != NULL)
-            memset(h_csrColIndA, 0, sizeof *h_csrColIndA);
-        if (h_csrValA != NULL)
-            memset(h_csrValA, 0, sizeof *h_csrValA);
-        if (h_csrRowPtrL != NULL)
-            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
-        if (h_csrColIndL != NULL)
-            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
-        if (h_csrValL != NULL)
-            memset(h_csrValL, 0, sizeof *h_csrValL);
-        if (h_csrRowPtrU != NULL)
-            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
-        if (h_csrColIndU != NULL)
-            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
-        if (h_csrValU != NULL)
-            memset(h_csrValU, 0, sizeof *h_csrValU);
-        if (h_P != NULL)
-            memset(h_P, 0, sizeof *h_P);
-        if (h_Q != NULL)
-            memset(h_Q, 0, sizeof *h_Q);
+        cubind_mock_zero(h_csrRowPtrA, sizeof *h_csrRowPtrA);
+        cubind_mock_zero(h_csrColIndA, sizeof *h_csrColIndA);
+        cubind_mock_zero(h_csrValA, sizeof *h_csrValA);
+        cubind_mock_zero(h_csrRowPtrL, sizeof *h_csrRowPtrL);
+        cubind_mock_zero(h_csrColIndL, sizeof *h_csrColIndL);
+        cubind_mock_zero(h_csrValL, sizeof *h_csrValL);
+        cubind_mock_zero(h_csrRowPtrU, sizeof *h_csrRowPtrU);
+        cubind_mock_zero(h_csrColIndU, sizeof *h_csrColIndU);
+        cubind_mock_zero(h_csrValU, sizeof *h_csrValU);
+        cubind_mock_zero(h_P, sizeof *h_P);
+        cubind_mock_zero(h_Q, sizeof *h_Q);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -12966,28 +11636,17 @@ MOCK_API cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrA != NULL)
-            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
-        if (csrColIndA != NULL)
-            memset(csrColIndA, 0, sizeof *csrColIndA);
-        if (csrValA != NULL)
-            memset(csrValA, 0, sizeof *csrValA);
-        if (csrRowPtrL != NULL)
-            memset(csrRowPtrL, 0, sizeof *csrRowPtrL);
-        if (csrColIndL != NULL)
-            memset(csrColIndL, 0, sizeof *csrColIndL);
-        if (csrValL != NULL)
-            memset(csrValL, 0, sizeof *csrValL);
-        if (csrRowPtrU != NULL)
-            memset(csrRowPtrU, 0, sizeof *csrRowPtrU);
-        if (csrColIndU != NULL)
-            memset(csrColIndU, 0, sizeof *csrColIndU);
-        if (csrValU != NULL)
-            memset(csrValU, 0, sizeof *csrValU);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(csrValA, sizeof *csrValA);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13005,16 +11664,11 @@ MOCK_API cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrA != NULL)
-            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
-        if (csrColIndA != NULL)
-            memset(csrColIndA, 0, sizeof *csrColIndA);
-        if (csrValA != NULL)
-            memset(csrValA, 0, sizeof *csrValA);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(csrValA, sizeof *csrValA);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13045,14 +11699,10 @@ MOCK_API cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_
     cubind_mock_arg(&Mi, sizeof(int **));
     cubind_mock_arg(&Mx, sizeof(double **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzM != NULL)
-            memset(nnzM, 0, sizeof *nnzM);
-        if (Mp != NULL)
-            memset(Mp, 0, sizeof *Mp);
-        if (Mi != NULL)
-            memset(Mi, 0, sizeof *Mi);
-        if (Mx != NULL)
-            memset(Mx, 0, sizeof *Mx);
+        cubind_mock_zero(nnzM, sizeof *nnzM);
+        cubind_mock_zero(Mp, sizeof *Mp);
+        cubind_mock_zero(Mi, sizeof *Mi);
+        cubind_mock_zero(Mx, sizeof *Mx);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13067,14 +11717,10 @@ MOCK_API cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t
     cubind_mock_arg(&h_Mi, sizeof(int **));
     cubind_mock_arg(&h_Mx, sizeof(double **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (h_nnzM != NULL)
-            memset(h_nnzM, 0, sizeof *h_nnzM);
-        if (h_Mp != NULL)
-            memset(h_Mp, 0, sizeof *h_Mp);
-        if (h_Mi != NULL)
-            memset(h_Mi, 0, sizeof *h_Mi);
-        if (h_Mx != NULL)
-            memset(h_Mx, 0, sizeof *h_Mx);
+        cubind_mock_zero(h_nnzM, sizeof *h_nnzM);
+        cubind_mock_zero(h_Mp, sizeof *h_Mp);
+        cubind_mock_zero(h_Mi, sizeof *h_Mi);
+        cubind_mock_zero(h_Mx, sizeof *h_Mx);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13093,22 +11739,14 @@ MOCK_API cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t h
     cubind_mock_arg(&h_csrColIndU, sizeof(int **));
     cubind_mock_arg(&h_csrValU, sizeof(double **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (h_nnzL != NULL)
-            memset(h_nnzL, 0, sizeof *h_nnzL);
-        if (h_csrRowPtrL != NULL)
-            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
-        if (h_csrColIndL != NULL)
-            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
-        if (h_csrValL != NULL)
-            memset(h_csrValL, 0, sizeof *h_csrValL);
-        if (h_nnzU != NULL)
-            memset(h_nnzU, 0, sizeof *h_nnzU);
-        if (h_csrRowPtrU != NULL)
-            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
-        if (h_csrColIndU != NULL)
-            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
-        if (h_csrValU != NULL)
-            memset(h_csrValU, 0, sizeof *h_csrValU);
+        cubind_mock_zero(h_nnzL, sizeof *h_nnzL);
+        cubind_mock_zero(h_csrRowPtrL, sizeof *h_csrRowPtrL);
+        cubind_mock_zero(h_csrColIndL, sizeof *h_csrColIndL);
+        cubind_mock_zero(h_csrValL, sizeof *h_csrValL);
+        cubind_mock_zero(h_nnzU, sizeof *h_nnzU);
+        cubind_mock_zero(h_csrRowPtrU, sizeof *h_csrRowPtrU);
+        cubind_mock_zero(h_csrColIndU, sizeof *h_csrColIndU);
+        cubind_mock_zero(h_csrValU, sizeof *h_csrValU);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13126,14 +11764,10 @@ MOCK_API cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int
     cubind_mock_arg(&XF, sizeof(double *));
     cubind_mock_arg(&ldxf, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (Temp != NULL)
-            memset(Temp, 0, sizeof *Temp);
-        if (XF != NULL)
-            memset(XF, 0, sizeof *XF);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(Temp, sizeof *Temp);
+        cubind_mock_zero(XF, sizeof *XF);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13160,28 +11794,17 @@ MOCK_API cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnz
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (h_csrRowPtrA != NULL)
-            memset(h_csrRowPtrA, 0, sizeof *h_csrRowPtrA);
-        if (h_csrColIndA != NULL)
-            memset(h_csrColIndA, 0, sizeof *h_csrColIndA);
-        if (h_csrValA_array != NULL)
-            memset(h_csrValA_array, 0, sizeof *h_csrValA_array);
-        if (h_csrRowPtrL != NULL)
-            memset(h_csrRowPtrL, 0, sizeof *h_csrRowPtrL);
-        if (h_csrColIndL != NULL)
-            memset(h_csrColIndL, 0, sizeof *h_csrColIndL);
-        if (h_csrValL != NULL)
-            memset(h_csrValL, 0, sizeof *h_csrValL);
-        if (h_csrRowPtrU != NULL)
-            memset(h_csrRowPtrU, 0, sizeof *h_csrRowPtrU);
-        if (h_csrColIndU != NULL)
-            memset(h_csrColIndU, 0, sizeof *h_csrColIndU);
-        if (h_csrValU != NULL)
-            memset(h_csrValU, 0, sizeof *h_csrValU);
-        if (h_P != NULL)
-            memset(h_P, 0, sizeof *h_P);
-        if (h_Q != NULL)
-            memset(h_Q, 0, sizeof *h_Q);
+        cubind_mock_zero(h_csrRowPtrA, sizeof *h_csrRowPtrA);
+        cubind_mock_zero(h_csrColIndA, sizeof *h_csrColIndA);
+        cubind_mock_zero(h_csrValA_array, sizeof *h_csrValA_array);
+        cubind_mock_zero(h_csrRowPtrL, sizeof *h_csrRowPtrL);
+        cubind_mock_zero(h_csrColIndL, sizeof *h_csrColIndL);
+        cubind_mock_zero(h_csrValL, sizeof *h_csrValL);
+        cubind_mock_zero(h_csrRowPtrU, sizeof *h_csrRowPtrU);
+        cubind_mock_zero(h_csrColIndU, sizeof *h_csrColIndU);
+        cubind_mock_zero(h_csrValU, sizeof *h_csrValU);
+        cubind_mock_zero(h_P, sizeof *h_P);
+        cubind_mock_zero(h_Q, sizeof *h_Q);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13200,16 +11823,11 @@ MOCK_API cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int n
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrA != NULL)
-            memset(csrRowPtrA, 0, sizeof *csrRowPtrA);
-        if (csrColIndA != NULL)
-            memset(csrColIndA, 0, sizeof *csrColIndA);
-        if (csrValA_array != NULL)
-            memset(csrValA_array, 0, sizeof *csrValA_array);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(csrValA_array, sizeof *csrValA_array);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13243,14 +11861,10 @@ MOCK_API cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P
     cubind_mock_arg(&XF_array, sizeof(double **));
     cubind_mock_arg(&ldxf, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
-        if (Q != NULL)
-            memset(Q, 0, sizeof *Q);
-        if (Temp != NULL)
-            memset(Temp, 0, sizeof *Temp);
-        if (XF_array != NULL)
-            memset(XF_array, 0, sizeof *XF_array);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(Temp, sizeof *Temp);
+        cubind_mock_zero(XF_array, sizeof *XF_array);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -13262,8 +11876,7 @@ MOCK_API cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, in
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }

@@ -20,8 +20,7 @@ MOCK_API cusolverStatus_t cusolverMgCreate(cusolverMgHandle_t *handle)
     cubind_mock_begin("cusolverMgCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -42,8 +41,7 @@ MOCK_API cusolverStatus_t cusolverMgDeviceSelect(cusolverMgHandle_t handle, int 
     cubind_mock_arg(&nbDevices, sizeof(int));
     cubind_mock_arg(&deviceId, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (deviceId != NULL)
-            memset(deviceId, 0, sizeof *deviceId);
+        cubind_mock_zero(deviceId, sizeof *deviceId);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -58,8 +56,7 @@ MOCK_API cusolverStatus_t cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int3
     cubind_mock_arg(&deviceId, sizeof(const int32_t *));
     cubind_mock_arg(&mapping, sizeof(cusolverMgGridMapping_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (grid != NULL)
-            memset(grid, 0, sizeof *grid);
+        cubind_mock_zero(grid, sizeof *grid);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -84,8 +81,7 @@ MOCK_API cusolverStatus_t cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc
     cubind_mock_arg(&dataType, sizeof(cudaDataType));
     cubind_mock_arg(&grid, sizeof(const cudaLibMgGrid_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (desc != NULL)
-            memset(desc, 0, sizeof *desc);
+        cubind_mock_zero(desc, sizeof *desc);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -115,10 +111,8 @@ MOCK_API cusolverStatus_t cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (array_d_A != NULL)
-            memset(array_d_A, 0, sizeof *array_d_A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -142,12 +136,9 @@ MOCK_API cusolverStatus_t cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEig
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (array_d_A != NULL)
-            memset(array_d_A, 0, sizeof *array_d_A);
-        if (array_d_work != NULL)
-            memset(array_d_work, 0, sizeof *array_d_work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -167,12 +158,9 @@ MOCK_API cusolverStatus_t cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (array_d_A != NULL)
-            memset(array_d_A, 0, sizeof *array_d_A);
-        if (array_d_IPIV != NULL)
-            memset(array_d_IPIV, 0, sizeof *array_d_IPIV);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_IPIV, sizeof *array_d_IPIV);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -194,14 +182,10 @@ MOCK_API cusolverStatus_t cusolverMgGetrf(cusolverMgHandle_t handle, int M, int 
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (array_d_A != NULL)
-            memset(array_d_A, 0, sizeof *array_d_A);
-        if (array_d_IPIV != NULL)
-            memset(array_d_IPIV, 0, sizeof *array_d_IPIV);
-        if (array_d_work != NULL)
-            memset(array_d_work, 0, sizeof *array_d_work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_IPIV, sizeof *array_d_IPIV);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -226,14 +210,10 @@ MOCK_API cusolverStatus_t cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (array_d_A != NULL)
-            memset(array_d_A, 0, sizeof *array_d_A);
-        if (array_d_IPIV != NULL)
-            memset(array_d_IPIV, 0, sizeof *array_d_IPIV);
-        if (array_d_B != NULL)
-            memset(array_d_B, 0, sizeof *array_d_B);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_IPIV, sizeof *array_d_IPIV);
+        cubind_mock_zero(array_d_B, sizeof *array_d_B);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -260,16 +240,11 @@ MOCK_API cusolverStatus_t cusolverMgGetrs(cusolverMgHandle_t handle, cublasOpera
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (array_d_A != NULL)
-            memset(array_d_A, 0, sizeof *array_d_A);
-        if (array_d_IPIV != NULL)
-            memset(array_d_IPIV, 0, sizeof *array_d_IPIV);
-        if (array_d_B != NULL)
-            memset(array_d_B, 0, sizeof *array_d_B);
-        if (array_d_work != NULL)
-            memset(array_d_work, 0, sizeof *array_d_work);
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_IPIV, sizeof *array_d_IPIV);
+        cubind_mock_zero(array_d_B, sizeof *array_d_B);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -288,10 +263,8 @@ MOCK_API cusolverStatus_t cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (array_d_A != NULL)
-            memset(array_d_A, 0, sizeof *array_d_A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -312,12 +285,9 @@ MOCK_API cusolverStatus_t cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillM
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&h_info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (array_d_A != NULL)
-            memset(array_d_A, 0, sizeof *array_d_A);
-        if (array_d_work != NULL)
-            memset(array_d_work, 0, sizeof *array_d_work);
-        if (h_info != NULL)
-            memset(h_info, 0, sizeof *h_info);
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(h_info, sizeof *h_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -341,12 +311,9 @@ MOCK_API cusolverStatus_t cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (array_d_A != NULL)
-            memset(array_d_A, 0, sizeof *array_d_A);
-        if (array_d_B != NULL)
-            memset(array_d_B, 0, sizeof *array_d_B);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_B, sizeof *array_d_B);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -372,14 +339,10 @@ MOCK_API cusolverStatus_t cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillM
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&h_info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (array_d_A != NULL)
-            memset(array_d_A, 0, sizeof *array_d_A);
-        if (array_d_B != NULL)
-            memset(array_d_B, 0, sizeof *array_d_B);
-        if (array_d_work != NULL)
-            memset(array_d_work, 0, sizeof *array_d_work);
-        if (h_info != NULL)
-            memset(h_info, 0, sizeof *h_info);
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_B, sizeof *array_d_B);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(h_info, sizeof *h_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -398,10 +361,8 @@ MOCK_API cusolverStatus_t cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (array_d_A != NULL)
-            memset(array_d_A, 0, sizeof *array_d_A);
-        if (lwork != NULL)
-            memset(lwork, 0, sizeof *lwork);
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(lwork, sizeof *lwork);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }
@@ -422,12 +383,9 @@ MOCK_API cusolverStatus_t cusolverMgPotri(cusolverMgHandle_t handle, cublasFillM
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&h_info, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (array_d_A != NULL)
-            memset(array_d_A, 0, sizeof *array_d_A);
-        if (array_d_work != NULL)
-            memset(array_d_work, 0, sizeof *array_d_work);
-        if (h_info != NULL)
-            memset(h_info, 0, sizeof *h_info);
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(h_info, sizeof *h_info);
     }
     return (cusolverStatus_t)cubind_mock_status();
 }

@@ -20,8 +20,7 @@ MOCK_API cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)
     cubind_mock_begin("cusparseCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -41,8 +40,7 @@ MOCK_API cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *versi
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&version, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -53,8 +51,7 @@ MOCK_API cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *val
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcusparse reports it (property) */
@@ -94,8 +91,7 @@ MOCK_API cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -107,8 +103,7 @@ MOCK_API cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cuspar
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mode, sizeof(cusparsePointerMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -136,8 +131,7 @@ MOCK_API cusparseStatus_t cusparseLoggerSetFile(FILE *file)
     cubind_mock_begin("cusparseLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (file != NULL)
-            memset(file, 0, sizeof *file);
+        cubind_mock_zero(file, sizeof *file);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -179,8 +173,7 @@ MOCK_API cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)
     cubind_mock_begin("cusparseCreateMatDescr", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(cusparseMatDescr_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (descrA != NULL)
-            memset(descrA, 0, sizeof *descrA);
+        cubind_mock_zero(descrA, sizeof *descrA);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -267,8 +260,7 @@ MOCK_API cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)
     cubind_mock_begin("cusparseCreateCsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csric02Info_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -287,8 +279,7 @@ MOCK_API cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)
     cubind_mock_begin("cusparseCreateBsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsric02Info_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -307,8 +298,7 @@ MOCK_API cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)
     cubind_mock_begin("cusparseCreateCsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -327,8 +317,7 @@ MOCK_API cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)
     cubind_mock_begin("cusparseCreateBsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -347,8 +336,7 @@ MOCK_API cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)
     cubind_mock_begin("cusparseCreateBsrsv2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -367,8 +355,7 @@ MOCK_API cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)
     cubind_mock_begin("cusparseCreateBsrsm2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -387,8 +374,7 @@ MOCK_API cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)
     cubind_mock_begin("cusparseCreateCsru2csrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -407,8 +393,7 @@ MOCK_API cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)
     cubind_mock_begin("cusparseCreateColorInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(cusparseColorInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -427,8 +412,7 @@ MOCK_API cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)
     cubind_mock_begin("cusparseCreatePruneInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(pruneInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -460,8 +444,7 @@ MOCK_API cusparseStatus_t cusparseSgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -477,8 +460,7 @@ MOCK_API cusparseStatus_t cusparseSgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -502,8 +484,7 @@ MOCK_API cusparseStatus_t cusparseDgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -519,8 +500,7 @@ MOCK_API cusparseStatus_t cusparseDgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -544,8 +524,7 @@ MOCK_API cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -561,8 +540,7 @@ MOCK_API cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -586,8 +564,7 @@ MOCK_API cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -603,8 +580,7 @@ MOCK_API cusparseStatus_t cusparseZgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -629,8 +605,7 @@ MOCK_API cusparseStatus_t cusparseSbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -655,8 +630,7 @@ MOCK_API cusparseStatus_t cusparseDbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -681,8 +655,7 @@ MOCK_API cusparseStatus_t cusparseCbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -707,8 +680,7 @@ MOCK_API cusparseStatus_t cusparseZbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -736,8 +708,7 @@ MOCK_API cusparseStatus_t cusparseSbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -765,8 +736,7 @@ MOCK_API cusparseStatus_t cusparseDbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -794,8 +764,7 @@ MOCK_API cusparseStatus_t cusparseCbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -823,8 +792,7 @@ MOCK_API cusparseStatus_t cusparseZbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -837,8 +805,7 @@ MOCK_API cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle, bsr
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -860,10 +827,8 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -885,10 +850,8 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -910,10 +873,8 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -935,10 +896,8 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -960,10 +919,8 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -985,10 +942,8 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1010,10 +965,8 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1035,10 +988,8 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1144,8 +1095,7 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1171,8 +1121,7 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1198,8 +1147,7 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1225,8 +1173,7 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1255,8 +1202,7 @@ MOCK_API cusparseStatus_t cusparseSbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1285,8 +1231,7 @@ MOCK_API cusparseStatus_t cusparseDbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1315,8 +1260,7 @@ MOCK_API cusparseStatus_t cusparseCbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1345,8 +1289,7 @@ MOCK_API cusparseStatus_t cusparseZbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1359,8 +1302,7 @@ MOCK_API cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle, bsr
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1384,10 +1326,8 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1411,10 +1351,8 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1438,10 +1376,8 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1465,10 +1401,8 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1492,10 +1426,8 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1519,10 +1451,8 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1546,10 +1476,8 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1573,10 +1501,8 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1694,8 +1620,7 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (X != NULL)
-            memset(X, 0, sizeof *X);
+        cubind_mock_zero(X, sizeof *X);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1725,8 +1650,7 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (X != NULL)
-            memset(X, 0, sizeof *X);
+        cubind_mock_zero(X, sizeof *X);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1756,8 +1680,7 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (X != NULL)
-            memset(X, 0, sizeof *X);
+        cubind_mock_zero(X, sizeof *X);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1787,8 +1710,7 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (X != NULL)
-            memset(X, 0, sizeof *X);
+        cubind_mock_zero(X, sizeof *X);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1803,10 +1725,8 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1821,10 +1741,8 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1839,10 +1757,8 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1857,10 +1773,8 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1873,8 +1787,7 @@ MOCK_API cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1893,10 +1806,8 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1915,10 +1826,8 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1937,10 +1846,8 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1959,10 +1866,8 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1981,10 +1886,8 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2003,10 +1906,8 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2025,10 +1926,8 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2047,10 +1946,8 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2138,8 +2035,7 @@ MOCK_API cusparseStatus_t cusparseScsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2159,8 +2055,7 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2180,8 +2075,7 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2201,8 +2095,7 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2217,10 +2110,8 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2235,10 +2126,8 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2253,10 +2142,8 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2271,10 +2158,8 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2287,8 +2172,7 @@ MOCK_API cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle, b
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2309,10 +2193,8 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2333,10 +2215,8 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2357,10 +2237,8 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2381,10 +2259,8 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2405,10 +2281,8 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2429,10 +2303,8 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2453,10 +2325,8 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2477,10 +2347,8 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2502,8 +2370,7 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2525,8 +2392,7 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2548,8 +2414,7 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2571,8 +2436,7 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2594,8 +2458,7 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2617,8 +2480,7 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2640,8 +2502,7 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2663,8 +2524,7 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2677,8 +2537,7 @@ MOCK_API cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle, cs
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2697,10 +2556,8 @@ MOCK_API cusparseStatus_t cusparseScsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2719,10 +2576,8 @@ MOCK_API cusparseStatus_t cusparseDcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2741,10 +2596,8 @@ MOCK_API cusparseStatus_t cusparseCcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2763,10 +2616,8 @@ MOCK_API cusparseStatus_t cusparseZcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2785,10 +2636,8 @@ MOCK_API cusparseStatus_t cusparseScsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2807,10 +2656,8 @@ MOCK_API cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2829,10 +2676,8 @@ MOCK_API cusparseStatus_t cusparseCcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2851,10 +2696,8 @@ MOCK_API cusparseStatus_t cusparseZcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2942,8 +2785,7 @@ MOCK_API cusparseStatus_t cusparseScsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2963,8 +2805,7 @@ MOCK_API cusparseStatus_t cusparseDcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2984,8 +2825,7 @@ MOCK_API cusparseStatus_t cusparseCcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3005,8 +2845,7 @@ MOCK_API cusparseStatus_t cusparseZcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3019,8 +2858,7 @@ MOCK_API cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle, bs
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3041,10 +2879,8 @@ MOCK_API cusparseStatus_t cusparseSbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3065,10 +2901,8 @@ MOCK_API cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3089,10 +2923,8 @@ MOCK_API cusparseStatus_t cusparseCbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3113,10 +2945,8 @@ MOCK_API cusparseStatus_t cusparseZbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3137,10 +2967,8 @@ MOCK_API cusparseStatus_t cusparseSbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3161,10 +2989,8 @@ MOCK_API cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3185,10 +3011,8 @@ MOCK_API cusparseStatus_t cusparseCbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3209,10 +3033,8 @@ MOCK_API cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3310,8 +3132,7 @@ MOCK_API cusparseStatus_t cusparseSbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3333,8 +3154,7 @@ MOCK_API cusparseStatus_t cusparseDbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3356,8 +3176,7 @@ MOCK_API cusparseStatus_t cusparseCbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3379,8 +3198,7 @@ MOCK_API cusparseStatus_t cusparseZbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3399,8 +3217,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3419,8 +3236,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3439,8 +3255,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3459,8 +3274,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3479,8 +3293,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3499,8 +3312,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3519,8 +3331,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3539,8 +3350,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3559,8 +3369,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3579,8 +3388,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3599,8 +3407,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3619,8 +3426,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3639,8 +3445,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3659,8 +3464,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3679,8 +3483,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3699,8 +3502,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3719,8 +3521,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3739,8 +3540,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3759,8 +3559,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3779,8 +3578,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3799,8 +3597,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3819,8 +3616,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3839,8 +3635,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3859,8 +3654,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3879,8 +3673,7 @@ MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3899,8 +3692,7 @@ MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3919,8 +3711,7 @@ MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3939,8 +3730,7 @@ MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3959,14 +3749,10 @@ MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3985,14 +3771,10 @@ MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4011,14 +3793,10 @@ MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4037,14 +3815,10 @@ MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4065,8 +3839,7 @@ MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4087,8 +3860,7 @@ MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4109,8 +3881,7 @@ MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4131,8 +3902,7 @@ MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4153,18 +3923,12 @@ MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ds != NULL)
-            memset(ds, 0, sizeof *ds);
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (dw != NULL)
-            memset(dw, 0, sizeof *dw);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4185,18 +3949,12 @@ MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ds != NULL)
-            memset(ds, 0, sizeof *ds);
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (dw != NULL)
-            memset(dw, 0, sizeof *dw);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4217,18 +3975,12 @@ MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ds != NULL)
-            memset(ds, 0, sizeof *ds);
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (dw != NULL)
-            memset(dw, 0, sizeof *dw);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4249,18 +4001,12 @@ MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ds != NULL)
-            memset(ds, 0, sizeof *ds);
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (dw != NULL)
-            memset(dw, 0, sizeof *dw);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4290,8 +4036,7 @@ MOCK_API cusparseStatus_t cusparseScsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4321,8 +4066,7 @@ MOCK_API cusparseStatus_t cusparseDcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4352,8 +4096,7 @@ MOCK_API cusparseStatus_t cusparseCcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4383,8 +4126,7 @@ MOCK_API cusparseStatus_t cusparseZcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4409,10 +4151,8 @@ MOCK_API cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t handle, int m, i
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&workspace, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4442,12 +4182,9 @@ MOCK_API cusparseStatus_t cusparseScsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4477,12 +4214,9 @@ MOCK_API cusparseStatus_t cusparseDcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4512,12 +4246,9 @@ MOCK_API cusparseStatus_t cusparseCcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4547,12 +4278,9 @@ MOCK_API cusparseStatus_t cusparseZcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4574,12 +4302,9 @@ MOCK_API cusparseStatus_t cusparseScsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ncolors != NULL)
-            memset(ncolors, 0, sizeof *ncolors);
-        if (coloring != NULL)
-            memset(coloring, 0, sizeof *coloring);
-        if (reordering != NULL)
-            memset(reordering, 0, sizeof *reordering);
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4601,12 +4326,9 @@ MOCK_API cusparseStatus_t cusparseDcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ncolors != NULL)
-            memset(ncolors, 0, sizeof *ncolors);
-        if (coloring != NULL)
-            memset(coloring, 0, sizeof *coloring);
-        if (reordering != NULL)
-            memset(reordering, 0, sizeof *reordering);
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4628,12 +4350,9 @@ MOCK_API cusparseStatus_t cusparseCcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ncolors != NULL)
-            memset(ncolors, 0, sizeof *ncolors);
-        if (coloring != NULL)
-            memset(coloring, 0, sizeof *coloring);
-        if (reordering != NULL)
-            memset(reordering, 0, sizeof *reordering);
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4655,12 +4374,9 @@ MOCK_API cusparseStatus_t cusparseZcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ncolors != NULL)
-            memset(ncolors, 0, sizeof *ncolors);
-        if (coloring != NULL)
-            memset(coloring, 0, sizeof *coloring);
-        if (reordering != NULL)
-            memset(reordering, 0, sizeof *reordering);
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4679,10 +4395,8 @@ MOCK_API cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRowCol != NULL)
-            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4701,10 +4415,8 @@ MOCK_API cusparseStatus_t cusparseDnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRowCol != NULL)
-            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4723,10 +4435,8 @@ MOCK_API cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRowCol != NULL)
-            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4745,10 +4455,8 @@ MOCK_API cusparseStatus_t cusparseZnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRowCol != NULL)
-            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4766,10 +4474,8 @@ MOCK_API cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(float));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRow != NULL)
-            memset(nnzPerRow, 0, sizeof *nnzPerRow);
-        if (nnzC != NULL)
-            memset(nnzC, 0, sizeof *nnzC);
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4787,10 +4493,8 @@ MOCK_API cusparseStatus_t cusparseDnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(double));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRow != NULL)
-            memset(nnzPerRow, 0, sizeof *nnzPerRow);
-        if (nnzC != NULL)
-            memset(nnzC, 0, sizeof *nnzC);
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4808,10 +4512,8 @@ MOCK_API cusparseStatus_t cusparseCnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuComplex));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRow != NULL)
-            memset(nnzPerRow, 0, sizeof *nnzPerRow);
-        if (nnzC != NULL)
-            memset(nnzC, 0, sizeof *nnzC);
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4829,10 +4531,8 @@ MOCK_API cusparseStatus_t cusparseZnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuDoubleComplex));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRow != NULL)
-            memset(nnzPerRow, 0, sizeof *nnzPerRow);
-        if (nnzC != NULL)
-            memset(nnzC, 0, sizeof *nnzC);
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4855,12 +4555,9 @@ MOCK_API cusparseStatus_t cusparseScsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(float));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4883,12 +4580,9 @@ MOCK_API cusparseStatus_t cusparseDcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(double));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4911,12 +4605,9 @@ MOCK_API cusparseStatus_t cusparseCcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuComplex));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4939,12 +4630,9 @@ MOCK_API cusparseStatus_t cusparseZcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuDoubleComplex));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4960,8 +4648,7 @@ MOCK_API cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *c
     cubind_mock_arg(&csrSortedRowPtr, sizeof(int *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtr != NULL)
-            memset(csrSortedRowPtr, 0, sizeof *csrSortedRowPtr);
+        cubind_mock_zero(csrSortedRowPtr, sizeof *csrSortedRowPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4977,8 +4664,7 @@ MOCK_API cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *c
     cubind_mock_arg(&cooRowInd, sizeof(int *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cooRowInd != NULL)
-            memset(cooRowInd, 0, sizeof *cooRowInd);
+        cubind_mock_zero(cooRowInd, sizeof *cooRowInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4999,10 +4685,8 @@ MOCK_API cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseD
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5025,12 +4709,9 @@ MOCK_API cusparseStatus_t cusparseScsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5053,12 +4734,9 @@ MOCK_API cusparseStatus_t cusparseDcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5081,12 +4759,9 @@ MOCK_API cusparseStatus_t cusparseCcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5109,12 +4784,9 @@ MOCK_API cusparseStatus_t cusparseZcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5137,12 +4809,9 @@ MOCK_API cusparseStatus_t cusparseSbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5165,12 +4834,9 @@ MOCK_API cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5193,12 +4859,9 @@ MOCK_API cusparseStatus_t cusparseCbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5221,12 +4884,9 @@ MOCK_API cusparseStatus_t cusparseZbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5246,8 +4906,7 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5267,8 +4926,7 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5288,8 +4946,7 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5309,8 +4966,7 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5330,8 +4986,7 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5351,8 +5006,7 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5372,8 +5026,7 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5393,8 +5046,7 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5419,12 +5071,9 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bscVal != NULL)
-            memset(bscVal, 0, sizeof *bscVal);
-        if (bscRowInd != NULL)
-            memset(bscRowInd, 0, sizeof *bscRowInd);
-        if (bscColPtr != NULL)
-            memset(bscColPtr, 0, sizeof *bscColPtr);
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5449,12 +5098,9 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bscVal != NULL)
-            memset(bscVal, 0, sizeof *bscVal);
-        if (bscRowInd != NULL)
-            memset(bscRowInd, 0, sizeof *bscRowInd);
-        if (bscColPtr != NULL)
-            memset(bscColPtr, 0, sizeof *bscColPtr);
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5479,12 +5125,9 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bscVal != NULL)
-            memset(bscVal, 0, sizeof *bscVal);
-        if (bscRowInd != NULL)
-            memset(bscRowInd, 0, sizeof *bscRowInd);
-        if (bscColPtr != NULL)
-            memset(bscColPtr, 0, sizeof *bscColPtr);
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5509,12 +5152,9 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bscVal != NULL)
-            memset(bscVal, 0, sizeof *bscVal);
-        if (bscRowInd != NULL)
-            memset(bscRowInd, 0, sizeof *bscRowInd);
-        if (bscColPtr != NULL)
-            memset(bscColPtr, 0, sizeof *bscColPtr);
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5536,10 +5176,8 @@ MOCK_API cusparseStatus_t cusparseXgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5563,12 +5201,9 @@ MOCK_API cusparseStatus_t cusparseSgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5592,12 +5227,9 @@ MOCK_API cusparseStatus_t cusparseDgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5621,12 +5253,9 @@ MOCK_API cusparseStatus_t cusparseCgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5650,12 +5279,9 @@ MOCK_API cusparseStatus_t cusparseZgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5676,8 +5302,7 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5698,8 +5323,7 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5720,8 +5344,7 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5742,8 +5365,7 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5764,8 +5386,7 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5786,8 +5407,7 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5808,8 +5428,7 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5830,8 +5449,7 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5854,10 +5472,8 @@ MOCK_API cusparseStatus_t cusparseXcsr2gebsrNnz(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5882,12 +5498,9 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5912,12 +5525,9 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5942,12 +5552,9 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5972,12 +5579,9 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6001,8 +5605,7 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6026,8 +5629,7 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6051,8 +5653,7 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6076,8 +5677,7 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6101,8 +5701,7 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6126,8 +5725,7 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6151,8 +5749,7 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6176,8 +5773,7 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6203,10 +5799,8 @@ MOCK_API cusparseStatus_t cusparseXgebsr2gebsrNnz(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6234,12 +5828,9 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6267,12 +5858,9 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6300,12 +5888,9 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6333,12 +5918,9 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6351,8 +5933,7 @@ MOCK_API cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t han
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&p, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
+        cubind_mock_zero(p, sizeof *p);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6369,8 +5950,7 @@ MOCK_API cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&cooColsA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6388,12 +5968,9 @@ MOCK_API cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cooRowsA != NULL)
-            memset(cooRowsA, 0, sizeof *cooRowsA);
-        if (cooColsA != NULL)
-            memset(cooColsA, 0, sizeof *cooColsA);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
+        cubind_mock_zero(cooRowsA, sizeof *cooRowsA);
+        cubind_mock_zero(cooColsA, sizeof *cooColsA);
+        cubind_mock_zero(P, sizeof *P);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6411,12 +5988,9 @@ MOCK_API cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t handle, int 
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cooRowsA != NULL)
-            memset(cooRowsA, 0, sizeof *cooRowsA);
-        if (cooColsA != NULL)
-            memset(cooColsA, 0, sizeof *cooColsA);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
+        cubind_mock_zero(cooRowsA, sizeof *cooRowsA);
+        cubind_mock_zero(cooColsA, sizeof *cooColsA);
+        cubind_mock_zero(P, sizeof *P);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6433,8 +6007,7 @@ MOCK_API cusparseStatus_t cusparseXcsrsort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6453,10 +6026,8 @@ MOCK_API cusparseStatus_t cusparseXcsrsort(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrColIndA != NULL)
-            memset(csrColIndA, 0, sizeof *csrColIndA);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(P, sizeof *P);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6473,8 +6044,7 @@ MOCK_API cusparseStatus_t cusparseXcscsort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&cscRowIndA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6493,10 +6063,8 @@ MOCK_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cscRowIndA != NULL)
-            memset(cscRowIndA, 0, sizeof *cscRowIndA);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
+        cubind_mock_zero(cscRowIndA, sizeof *cscRowIndA);
+        cubind_mock_zero(P, sizeof *P);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6515,12 +6083,9 @@ MOCK_API cusparseStatus_t cusparseScsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6539,12 +6104,9 @@ MOCK_API cusparseStatus_t cusparseDcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6563,12 +6125,9 @@ MOCK_API cusparseStatus_t cusparseCcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6587,12 +6146,9 @@ MOCK_API cusparseStatus_t cusparseZcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6612,10 +6168,8 @@ MOCK_API cusparseStatus_t cusparseScsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6635,10 +6189,8 @@ MOCK_API cusparseStatus_t cusparseDcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6658,10 +6210,8 @@ MOCK_API cusparseStatus_t cusparseCcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6681,10 +6231,8 @@ MOCK_API cusparseStatus_t cusparseZcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6704,10 +6252,8 @@ MOCK_API cusparseStatus_t cusparseScsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6727,10 +6273,8 @@ MOCK_API cusparseStatus_t cusparseDcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6750,10 +6294,8 @@ MOCK_API cusparseStatus_t cusparseCcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6773,10 +6315,8 @@ MOCK_API cusparseStatus_t cusparseZcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6797,8 +6337,7 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6819,8 +6358,7 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6840,10 +6378,8 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrC != NULL)
-            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6863,10 +6399,8 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6887,10 +6421,8 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6911,10 +6443,8 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6938,8 +6468,7 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6963,8 +6492,7 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6987,10 +6515,8 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7013,10 +6539,8 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7040,10 +6564,8 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7067,10 +6589,8 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7092,8 +6612,7 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7115,8 +6634,7 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7137,10 +6655,8 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrC != NULL)
-            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7161,10 +6677,8 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrC != NULL)
-            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7186,10 +6700,8 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7211,10 +6723,8 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7239,8 +6749,7 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7265,8 +6774,7 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7290,10 +6798,8 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7317,10 +6823,8 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7345,10 +6849,8 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7373,10 +6875,8 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7401,10 +6901,8 @@ MOCK_API cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t handle, int m, int
     cubind_mock_arg(&alg, sizeof(cusparseCsr2CscAlg_t));
     cubind_mock_arg(&buffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cscColPtr != NULL)
-            memset(cscColPtr, 0, sizeof *cscColPtr);
-        if (cscRowInd != NULL)
-            memset(cscRowInd, 0, sizeof *cscRowInd);
+        cubind_mock_zero(cscColPtr, sizeof *cscColPtr);
+        cubind_mock_zero(cscRowInd, sizeof *cscRowInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7429,12 +6927,9 @@ MOCK_API cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&alg, sizeof(cusparseCsr2CscAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cscColPtr != NULL)
-            memset(cscColPtr, 0, sizeof *cscColPtr);
-        if (cscRowInd != NULL)
-            memset(cscRowInd, 0, sizeof *cscRowInd);
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(cscColPtr, sizeof *cscColPtr);
+        cubind_mock_zero(cscRowInd, sizeof *cscRowInd);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7452,8 +6947,7 @@ MOCK_API cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, 
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spVecDescr != NULL)
-            memset(spVecDescr, 0, sizeof *spVecDescr);
+        cubind_mock_zero(spVecDescr, sizeof *spVecDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7471,8 +6965,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstSpVec(cusparseConstSpVecDescr_t *sp
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spVecDescr != NULL)
-            memset(spVecDescr, 0, sizeof *spVecDescr);
+        cubind_mock_zero(spVecDescr, sizeof *spVecDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7498,20 +6991,13 @@ MOCK_API cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int6
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (indices != NULL)
-            memset(indices, 0, sizeof *indices);
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
-        if (idxType != NULL)
-            memset(idxType, 0, sizeof *idxType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(indices, sizeof *indices);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(idxType, sizeof *idxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7529,20 +7015,13 @@ MOCK_API cusparseStatus_t cusparseConstSpVecGet(cusparseConstSpVecDescr_t spVecD
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (indices != NULL)
-            memset(indices, 0, sizeof *indices);
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
-        if (idxType != NULL)
-            memset(idxType, 0, sizeof *idxType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(indices, sizeof *indices);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(idxType, sizeof *idxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7554,8 +7033,7 @@ MOCK_API cusparseStatus_t cusparseSpVecGetIndexBase(cusparseConstSpVecDescr_t sp
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7567,8 +7045,7 @@ MOCK_API cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr
     cubind_mock_arg(&spVecDescr, sizeof(cusparseSpVecDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7580,8 +7057,7 @@ MOCK_API cusparseStatus_t cusparseConstSpVecGetValues(cusparseConstSpVecDescr_t 
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7604,8 +7080,7 @@ MOCK_API cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, 
     cubind_mock_arg(&values, sizeof(void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dnVecDescr != NULL)
-            memset(dnVecDescr, 0, sizeof *dnVecDescr);
+        cubind_mock_zero(dnVecDescr, sizeof *dnVecDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7619,8 +7094,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstDnVec(cusparseConstDnVecDescr_t *dn
     cubind_mock_arg(&values, sizeof(const void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dnVecDescr != NULL)
-            memset(dnVecDescr, 0, sizeof *dnVecDescr);
+        cubind_mock_zero(dnVecDescr, sizeof *dnVecDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7642,12 +7116,9 @@ MOCK_API cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t dnVecDescr, int6
     cubind_mock_arg(&values, sizeof(void **));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7661,12 +7132,9 @@ MOCK_API cusparseStatus_t cusparseConstDnVecGet(cusparseConstDnVecDescr_t dnVecD
     cubind_mock_arg(&values, sizeof(const void **));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7678,8 +7146,7 @@ MOCK_API cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseDnVecDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7691,8 +7158,7 @@ MOCK_API cusparseStatus_t cusparseConstDnVecGetValues(cusparseConstDnVecDescr_t 
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseConstDnVecDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7721,8 +7187,7 @@ MOCK_API cusparseStatus_t cusparseSpMatGetFormat(cusparseConstSpMatDescr_t spMat
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&format, sizeof(cusparseFormat_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (format != NULL)
-            memset(format, 0, sizeof *format);
+        cubind_mock_zero(format, sizeof *format);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7734,8 +7199,7 @@ MOCK_API cusparseStatus_t cusparseSpMatGetIndexBase(cusparseConstSpMatDescr_t sp
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7747,8 +7211,7 @@ MOCK_API cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7760,8 +7223,7 @@ MOCK_API cusparseStatus_t cusparseConstSpMatGetValues(cusparseConstSpMatDescr_t 
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7784,12 +7246,9 @@ MOCK_API cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t spMatDe
     cubind_mock_arg(&cols, sizeof(int64_t *));
     cubind_mock_arg(&nnz, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7801,8 +7260,7 @@ MOCK_API cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseConstSpMatDescr_t
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (batchCount != NULL)
-            memset(batchCount, 0, sizeof *batchCount);
+        cubind_mock_zero(batchCount, sizeof *batchCount);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7878,8 +7336,7 @@ MOCK_API cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7900,8 +7357,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstCsr(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7922,8 +7378,7 @@ MOCK_API cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7944,8 +7399,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstCsc(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7966,26 +7420,16 @@ MOCK_API cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (csrRowOffsets != NULL)
-            memset(csrRowOffsets, 0, sizeof *csrRowOffsets);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
-        if (csrValues != NULL)
-            memset(csrValues, 0, sizeof *csrValues);
-        if (csrRowOffsetsType != NULL)
-            memset(csrRowOffsetsType, 0, sizeof *csrRowOffsetsType);
-        if (csrColIndType != NULL)
-            memset(csrColIndType, 0, sizeof *csrColIndType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(csrRowOffsets, sizeof *csrRowOffsets);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(csrValues, sizeof *csrValues);
+        cubind_mock_zero(csrRowOffsetsType, sizeof *csrRowOffsetsType);
+        cubind_mock_zero(csrColIndType, sizeof *csrColIndType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8006,26 +7450,16 @@ MOCK_API cusparseStatus_t cusparseConstCsrGet(cusparseConstSpMatDescr_t spMatDes
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (csrRowOffsets != NULL)
-            memset(csrRowOffsets, 0, sizeof *csrRowOffsets);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
-        if (csrValues != NULL)
-            memset(csrValues, 0, sizeof *csrValues);
-        if (csrRowOffsetsType != NULL)
-            memset(csrRowOffsetsType, 0, sizeof *csrRowOffsetsType);
-        if (csrColIndType != NULL)
-            memset(csrColIndType, 0, sizeof *csrColIndType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(csrRowOffsets, sizeof *csrRowOffsets);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(csrValues, sizeof *csrValues);
+        cubind_mock_zero(csrRowOffsetsType, sizeof *csrRowOffsetsType);
+        cubind_mock_zero(csrColIndType, sizeof *csrColIndType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8046,26 +7480,16 @@ MOCK_API cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (cscColOffsets != NULL)
-            memset(cscColOffsets, 0, sizeof *cscColOffsets);
-        if (cscRowInd != NULL)
-            memset(cscRowInd, 0, sizeof *cscRowInd);
-        if (cscValues != NULL)
-            memset(cscValues, 0, sizeof *cscValues);
-        if (cscColOffsetsType != NULL)
-            memset(cscColOffsetsType, 0, sizeof *cscColOffsetsType);
-        if (cscRowIndType != NULL)
-            memset(cscRowIndType, 0, sizeof *cscRowIndType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(cscColOffsets, sizeof *cscColOffsets);
+        cubind_mock_zero(cscRowInd, sizeof *cscRowInd);
+        cubind_mock_zero(cscValues, sizeof *cscValues);
+        cubind_mock_zero(cscColOffsetsType, sizeof *cscColOffsetsType);
+        cubind_mock_zero(cscRowIndType, sizeof *cscRowIndType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8086,26 +7510,16 @@ MOCK_API cusparseStatus_t cusparseConstCscGet(cusparseConstSpMatDescr_t spMatDes
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (cscColOffsets != NULL)
-            memset(cscColOffsets, 0, sizeof *cscColOffsets);
-        if (cscRowInd != NULL)
-            memset(cscRowInd, 0, sizeof *cscRowInd);
-        if (cscValues != NULL)
-            memset(cscValues, 0, sizeof *cscValues);
-        if (cscColOffsetsType != NULL)
-            memset(cscColOffsetsType, 0, sizeof *cscColOffsetsType);
-        if (cscRowIndType != NULL)
-            memset(cscRowIndType, 0, sizeof *cscRowIndType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(cscColOffsets, sizeof *cscColOffsets);
+        cubind_mock_zero(cscRowInd, sizeof *cscRowInd);
+        cubind_mock_zero(cscValues, sizeof *cscValues);
+        cubind_mock_zero(cscColOffsetsType, sizeof *cscColOffsetsType);
+        cubind_mock_zero(cscRowIndType, sizeof *cscRowIndType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8151,8 +7565,7 @@ MOCK_API cusparseStatus_t cusparseCreateBsr(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8176,8 +7589,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstBsr(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8197,8 +7609,7 @@ MOCK_API cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8218,8 +7629,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstCoo(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8239,24 +7649,15 @@ MOCK_API cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (cooRowInd != NULL)
-            memset(cooRowInd, 0, sizeof *cooRowInd);
-        if (cooColInd != NULL)
-            memset(cooColInd, 0, sizeof *cooColInd);
-        if (cooValues != NULL)
-            memset(cooValues, 0, sizeof *cooValues);
-        if (idxType != NULL)
-            memset(idxType, 0, sizeof *idxType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(cooRowInd, sizeof *cooRowInd);
+        cubind_mock_zero(cooColInd, sizeof *cooColInd);
+        cubind_mock_zero(cooValues, sizeof *cooValues);
+        cubind_mock_zero(idxType, sizeof *idxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8276,24 +7677,15 @@ MOCK_API cusparseStatus_t cusparseConstCooGet(cusparseConstSpMatDescr_t spMatDes
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (cooRowInd != NULL)
-            memset(cooRowInd, 0, sizeof *cooRowInd);
-        if (cooColInd != NULL)
-            memset(cooColInd, 0, sizeof *cooColInd);
-        if (cooValues != NULL)
-            memset(cooValues, 0, sizeof *cooValues);
-        if (idxType != NULL)
-            memset(idxType, 0, sizeof *idxType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(cooRowInd, sizeof *cooRowInd);
+        cubind_mock_zero(cooColInd, sizeof *cooColInd);
+        cubind_mock_zero(cooValues, sizeof *cooValues);
+        cubind_mock_zero(idxType, sizeof *idxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8324,8 +7716,7 @@ MOCK_API cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDe
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8345,8 +7736,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstBlockedEll(cusparseConstSpMatDescr_
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8366,24 +7756,15 @@ MOCK_API cusparseStatus_t cusparseBlockedEllGet(cusparseSpMatDescr_t spMatDescr,
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (ellBlockSize != NULL)
-            memset(ellBlockSize, 0, sizeof *ellBlockSize);
-        if (ellCols != NULL)
-            memset(ellCols, 0, sizeof *ellCols);
-        if (ellColInd != NULL)
-            memset(ellColInd, 0, sizeof *ellColInd);
-        if (ellValue != NULL)
-            memset(ellValue, 0, sizeof *ellValue);
-        if (ellIdxType != NULL)
-            memset(ellIdxType, 0, sizeof *ellIdxType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(ellBlockSize, sizeof *ellBlockSize);
+        cubind_mock_zero(ellCols, sizeof *ellCols);
+        cubind_mock_zero(ellColInd, sizeof *ellColInd);
+        cubind_mock_zero(ellValue, sizeof *ellValue);
+        cubind_mock_zero(ellIdxType, sizeof *ellIdxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8403,24 +7784,15 @@ MOCK_API cusparseStatus_t cusparseConstBlockedEllGet(cusparseConstSpMatDescr_t s
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (ellBlockSize != NULL)
-            memset(ellBlockSize, 0, sizeof *ellBlockSize);
-        if (ellCols != NULL)
-            memset(ellCols, 0, sizeof *ellCols);
-        if (ellColInd != NULL)
-            memset(ellColInd, 0, sizeof *ellColInd);
-        if (ellValue != NULL)
-            memset(ellValue, 0, sizeof *ellValue);
-        if (ellIdxType != NULL)
-            memset(ellIdxType, 0, sizeof *ellIdxType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(ellBlockSize, sizeof *ellBlockSize);
+        cubind_mock_zero(ellCols, sizeof *ellCols);
+        cubind_mock_zero(ellColInd, sizeof *ellColInd);
+        cubind_mock_zero(ellValue, sizeof *ellValue);
+        cubind_mock_zero(ellIdxType, sizeof *ellIdxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8443,8 +7815,7 @@ MOCK_API cusparseStatus_t cusparseCreateSlicedEll(cusparseSpMatDescr_t *spMatDes
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8467,8 +7838,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstSlicedEll(cusparseConstSpMatDescr_t
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8485,8 +7855,7 @@ MOCK_API cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, 
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dnMatDescr != NULL)
-            memset(dnMatDescr, 0, sizeof *dnMatDescr);
+        cubind_mock_zero(dnMatDescr, sizeof *dnMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8503,8 +7872,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstDnMat(cusparseConstDnMatDescr_t *dn
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dnMatDescr != NULL)
-            memset(dnMatDescr, 0, sizeof *dnMatDescr);
+        cubind_mock_zero(dnMatDescr, sizeof *dnMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8529,18 +7897,12 @@ MOCK_API cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int6
     cubind_mock_arg(&type, sizeof(cudaDataType *));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (ld != NULL)
-            memset(ld, 0, sizeof *ld);
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
-        if (type != NULL)
-            memset(type, 0, sizeof *type);
-        if (order != NULL)
-            memset(order, 0, sizeof *order);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(ld, sizeof *ld);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(type, sizeof *type);
+        cubind_mock_zero(order, sizeof *order);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8557,18 +7919,12 @@ MOCK_API cusparseStatus_t cusparseConstDnMatGet(cusparseConstDnMatDescr_t dnMatD
     cubind_mock_arg(&type, sizeof(cudaDataType *));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (ld != NULL)
-            memset(ld, 0, sizeof *ld);
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
-        if (type != NULL)
-            memset(type, 0, sizeof *type);
-        if (order != NULL)
-            memset(order, 0, sizeof *order);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(ld, sizeof *ld);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(type, sizeof *type);
+        cubind_mock_zero(order, sizeof *order);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8580,8 +7936,7 @@ MOCK_API cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseDnMatDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8593,8 +7948,7 @@ MOCK_API cusparseStatus_t cusparseConstDnMatGetValues(cusparseConstDnMatDescr_t 
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseConstDnMatDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8626,10 +7980,8 @@ MOCK_API cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseConstDnMatDescr_t
     cubind_mock_arg(&batchCount, sizeof(int *));
     cubind_mock_arg(&batchStride, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (batchCount != NULL)
-            memset(batchCount, 0, sizeof *batchCount);
-        if (batchStride != NULL)
-            memset(batchStride, 0, sizeof *batchStride);
+        cubind_mock_zero(batchCount, sizeof *batchCount);
+        cubind_mock_zero(batchStride, sizeof *batchStride);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8690,8 +8042,7 @@ MOCK_API cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8720,8 +8071,7 @@ MOCK_API cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t hand
     cubind_mock_arg(&alg, sizeof(cusparseSparseToDenseAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8748,8 +8098,7 @@ MOCK_API cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t hand
     cubind_mock_arg(&alg, sizeof(cusparseDenseToSparseAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8810,8 +8159,7 @@ MOCK_API cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&alg, sizeof(cusparseSpMVAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8839,8 +8187,7 @@ MOCK_API cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)
     cubind_mock_begin("cusparseSpSV_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSVDescr_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (descr != NULL)
-            memset(descr, 0, sizeof *descr);
+        cubind_mock_zero(descr, sizeof *descr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8868,8 +8215,7 @@ MOCK_API cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&spsvDescr, sizeof(cusparseSpSVDescr_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8924,8 +8270,7 @@ MOCK_API cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)
     cubind_mock_begin("cusparseSpSM_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSMDescr_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (descr != NULL)
-            memset(descr, 0, sizeof *descr);
+        cubind_mock_zero(descr, sizeof *descr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8954,8 +8299,7 @@ MOCK_API cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&spsmDescr, sizeof(cusparseSpSMDescr_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9022,8 +8366,7 @@ MOCK_API cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&alg, sizeof(cusparseSpMMAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9070,8 +8413,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *desc
     cubind_mock_begin("cusparseSpGEMM_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpGEMMDescr_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (descr != NULL)
-            memset(descr, 0, sizeof *descr);
+        cubind_mock_zero(descr, sizeof *descr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9102,8 +8444,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t handle,
     cubind_mock_arg(&bufferSize1, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer1, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize1 != NULL)
-            memset(bufferSize1, 0, sizeof *bufferSize1);
+        cubind_mock_zero(bufferSize1, sizeof *bufferSize1);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9115,8 +8456,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_getNumProducts(cusparseSpGEMMDescr_t sp
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&num_prods, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (num_prods != NULL)
-            memset(num_prods, 0, sizeof *num_prods);
+        cubind_mock_zero(num_prods, sizeof *num_prods);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9141,10 +8481,8 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_estimateMemory(cusparseHandle_t handle,
     cubind_mock_arg(&externalBuffer3, sizeof(void *));
     cubind_mock_arg(&bufferSize2, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize3 != NULL)
-            memset(bufferSize3, 0, sizeof *bufferSize3);
-        if (bufferSize2 != NULL)
-            memset(bufferSize2, 0, sizeof *bufferSize2);
+        cubind_mock_zero(bufferSize3, sizeof *bufferSize3);
+        cubind_mock_zero(bufferSize2, sizeof *bufferSize2);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9167,8 +8505,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cuspar
     cubind_mock_arg(&bufferSize2, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer2, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize2 != NULL)
-            memset(bufferSize2, 0, sizeof *bufferSize2);
+        cubind_mock_zero(bufferSize2, sizeof *bufferSize2);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9206,8 +8543,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_workEstimation(cusparseHandle_t ha
     cubind_mock_arg(&bufferSize1, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer1, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize1 != NULL)
-            memset(bufferSize1, 0, sizeof *bufferSize1);
+        cubind_mock_zero(bufferSize1, sizeof *bufferSize1);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9231,12 +8567,9 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&bufferSize4, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer4, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize2 != NULL)
-            memset(bufferSize2, 0, sizeof *bufferSize2);
-        if (bufferSize3 != NULL)
-            memset(bufferSize3, 0, sizeof *bufferSize3);
-        if (bufferSize4 != NULL)
-            memset(bufferSize4, 0, sizeof *bufferSize4);
+        cubind_mock_zero(bufferSize2, sizeof *bufferSize2);
+        cubind_mock_zero(bufferSize3, sizeof *bufferSize3);
+        cubind_mock_zero(bufferSize4, sizeof *bufferSize4);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9256,8 +8589,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t handle, cusp
     cubind_mock_arg(&bufferSize5, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer5, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize5 != NULL)
-            memset(bufferSize5, 0, sizeof *bufferSize5);
+        cubind_mock_zero(bufferSize5, sizeof *bufferSize5);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9296,8 +8628,7 @@ MOCK_API cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t handle, cusp
     cubind_mock_arg(&alg, sizeof(cusparseSDDMMAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9359,10 +8690,8 @@ MOCK_API cusparseStatus_t cusparseSpMMOp_createPlan(cusparseHandle_t handle, cus
     cubind_mock_arg(&epilogueBufferSize, sizeof(size_t));
     cubind_mock_arg(&SpMMWorkspaceSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (plan != NULL)
-            memset(plan, 0, sizeof *plan);
-        if (SpMMWorkspaceSize != NULL)
-            memset(SpMMWorkspaceSize, 0, sizeof *SpMMWorkspaceSize);
+        cubind_mock_zero(plan, sizeof *plan);
+        cubind_mock_zero(SpMMWorkspaceSize, sizeof *SpMMWorkspaceSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9400,8 +8729,7 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9421,10 +8749,8 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrC != NULL)
-            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9445,8 +8771,7 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9470,8 +8795,7 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9494,10 +8818,8 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9521,8 +8843,7 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9544,8 +8865,7 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9566,10 +8886,8 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrC != NULL)
-            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9591,8 +8909,7 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9617,8 +8934,7 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9642,10 +8958,8 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9670,8 +8984,7 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }

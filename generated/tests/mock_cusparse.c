@@ -22,8 +22,7 @@ MOCK_API cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)
     cubind_mock_begin("cusparseCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -43,8 +42,7 @@ MOCK_API cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *versi
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&version, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -55,8 +53,7 @@ MOCK_API cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *val
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcusparse reports it (property) */
@@ -96,8 +93,7 @@ MOCK_API cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -109,8 +105,7 @@ MOCK_API cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cuspar
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mode, sizeof(cusparsePointerMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -138,8 +133,7 @@ MOCK_API cusparseStatus_t cusparseLoggerSetFile(FILE *file)
     cubind_mock_begin("cusparseLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (file != NULL)
-            memset(file, 0, sizeof *file);
+        cubind_mock_zero(file, sizeof *file);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -181,8 +175,7 @@ MOCK_API cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)
     cubind_mock_begin("cusparseCreateMatDescr", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(cusparseMatDescr_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (descrA != NULL)
-            memset(descrA, 0, sizeof *descrA);
+        cubind_mock_zero(descrA, sizeof *descrA);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -269,8 +262,7 @@ MOCK_API cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)
     cubind_mock_begin("cusparseCreateCsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csric02Info_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -289,8 +281,7 @@ MOCK_API cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)
     cubind_mock_begin("cusparseCreateBsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsric02Info_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -309,8 +300,7 @@ MOCK_API cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)
     cubind_mock_begin("cusparseCreateCsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -329,8 +319,7 @@ MOCK_API cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)
     cubind_mock_begin("cusparseCreateBsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -349,8 +338,7 @@ MOCK_API cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)
     cubind_mock_begin("cusparseCreateBsrsv2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -369,8 +357,7 @@ MOCK_API cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)
     cubind_mock_begin("cusparseCreateBsrsm2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -389,8 +376,7 @@ MOCK_API cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)
     cubind_mock_begin("cusparseCreateCsru2csrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -409,8 +395,7 @@ MOCK_API cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)
     cubind_mock_begin("cusparseCreateColorInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(cusparseColorInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -429,8 +414,7 @@ MOCK_API cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)
     cubind_mock_begin("cusparseCreatePruneInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(pruneInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -462,8 +446,7 @@ MOCK_API cusparseStatus_t cusparseSgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -479,8 +462,7 @@ MOCK_API cusparseStatus_t cusparseSgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -504,8 +486,7 @@ MOCK_API cusparseStatus_t cusparseDgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -521,8 +502,7 @@ MOCK_API cusparseStatus_t cusparseDgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -546,8 +526,7 @@ MOCK_API cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -563,8 +542,7 @@ MOCK_API cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -588,8 +566,7 @@ MOCK_API cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -605,8 +582,7 @@ MOCK_API cusparseStatus_t cusparseZgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -631,8 +607,7 @@ MOCK_API cusparseStatus_t cusparseSbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -657,8 +632,7 @@ MOCK_API cusparseStatus_t cusparseDbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -683,8 +657,7 @@ MOCK_API cusparseStatus_t cusparseCbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -709,8 +682,7 @@ MOCK_API cusparseStatus_t cusparseZbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -738,8 +710,7 @@ MOCK_API cusparseStatus_t cusparseSbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -767,8 +738,7 @@ MOCK_API cusparseStatus_t cusparseDbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -796,8 +766,7 @@ MOCK_API cusparseStatus_t cusparseCbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -825,8 +794,7 @@ MOCK_API cusparseStatus_t cusparseZbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (y != NULL)
-            memset(y, 0, sizeof *y);
+        cubind_mock_zero(y, sizeof *y);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -839,8 +807,7 @@ MOCK_API cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle, bsr
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -862,10 +829,8 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -887,10 +852,8 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -912,10 +875,8 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -937,10 +898,8 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -962,10 +921,8 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -987,10 +944,8 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1012,10 +967,8 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1037,10 +990,8 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValA != NULL)
-            memset(bsrSortedValA, 0, sizeof *bsrSortedValA);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1146,8 +1097,7 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1173,8 +1123,7 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1200,8 +1149,7 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1227,8 +1175,7 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1257,8 +1204,7 @@ MOCK_API cusparseStatus_t cusparseSbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1287,8 +1233,7 @@ MOCK_API cusparseStatus_t cusparseDbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1317,8 +1262,7 @@ MOCK_API cusparseStatus_t cusparseCbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1347,8 +1291,7 @@ MOCK_API cusparseStatus_t cusparseZbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (C != NULL)
-            memset(C, 0, sizeof *C);
+        cubind_mock_zero(C, sizeof *C);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1361,8 +1304,7 @@ MOCK_API cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle, bsr
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1386,10 +1328,8 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1413,10 +1353,8 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1440,10 +1378,8 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1467,10 +1403,8 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1494,10 +1428,8 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1521,10 +1453,8 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1548,10 +1478,8 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1575,10 +1503,8 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1696,8 +1622,7 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (X != NULL)
-            memset(X, 0, sizeof *X);
+        cubind_mock_zero(X, sizeof *X);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1727,8 +1652,7 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (X != NULL)
-            memset(X, 0, sizeof *X);
+        cubind_mock_zero(X, sizeof *X);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1758,8 +1682,7 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (X != NULL)
-            memset(X, 0, sizeof *X);
+        cubind_mock_zero(X, sizeof *X);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1789,8 +1712,7 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (X != NULL)
-            memset(X, 0, sizeof *X);
+        cubind_mock_zero(X, sizeof *X);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1805,10 +1727,8 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1823,10 +1743,8 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1841,10 +1759,8 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1859,10 +1775,8 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1875,8 +1789,7 @@ MOCK_API cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1895,10 +1808,8 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1917,10 +1828,8 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1939,10 +1848,8 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1961,10 +1868,8 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -1983,10 +1888,8 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2005,10 +1908,8 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2027,10 +1928,8 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2049,10 +1948,8 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2140,8 +2037,7 @@ MOCK_API cusparseStatus_t cusparseScsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2161,8 +2057,7 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2182,8 +2077,7 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2203,8 +2097,7 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2219,10 +2112,8 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2237,10 +2128,8 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(double *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2255,10 +2144,8 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2273,10 +2160,8 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuDoubleComplex *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tol != NULL)
-            memset(tol, 0, sizeof *tol);
-        if (boost_val != NULL)
-            memset(boost_val, 0, sizeof *boost_val);
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2289,8 +2174,7 @@ MOCK_API cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle, b
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2311,10 +2195,8 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2335,10 +2217,8 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2359,10 +2239,8 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2383,10 +2261,8 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2407,10 +2283,8 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2431,10 +2305,8 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2455,10 +2327,8 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2479,10 +2349,8 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2504,8 +2372,7 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2527,8 +2394,7 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2550,8 +2416,7 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2573,8 +2438,7 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2596,8 +2460,7 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2619,8 +2482,7 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2642,8 +2504,7 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2665,8 +2526,7 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2679,8 +2539,7 @@ MOCK_API cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle, cs
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2699,10 +2558,8 @@ MOCK_API cusparseStatus_t cusparseScsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2721,10 +2578,8 @@ MOCK_API cusparseStatus_t cusparseDcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2743,10 +2598,8 @@ MOCK_API cusparseStatus_t cusparseCcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2765,10 +2618,8 @@ MOCK_API cusparseStatus_t cusparseZcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA != NULL)
-            memset(csrSortedValA, 0, sizeof *csrSortedValA);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2787,10 +2638,8 @@ MOCK_API cusparseStatus_t cusparseScsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2809,10 +2658,8 @@ MOCK_API cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2831,10 +2678,8 @@ MOCK_API cusparseStatus_t cusparseCcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2853,10 +2698,8 @@ MOCK_API cusparseStatus_t cusparseZcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedVal != NULL)
-            memset(csrSortedVal, 0, sizeof *csrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2944,8 +2787,7 @@ MOCK_API cusparseStatus_t cusparseScsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2965,8 +2807,7 @@ MOCK_API cusparseStatus_t cusparseDcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -2986,8 +2827,7 @@ MOCK_API cusparseStatus_t cusparseCcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3007,8 +2847,7 @@ MOCK_API cusparseStatus_t cusparseZcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValA_valM != NULL)
-            memset(csrSortedValA_valM, 0, sizeof *csrSortedValA_valM);
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3021,8 +2860,7 @@ MOCK_API cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle, bs
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (position != NULL)
-            memset(position, 0, sizeof *position);
+        cubind_mock_zero(position, sizeof *position);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3043,10 +2881,8 @@ MOCK_API cusparseStatus_t cusparseSbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3067,10 +2903,8 @@ MOCK_API cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3091,10 +2925,8 @@ MOCK_API cusparseStatus_t cusparseCbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3115,10 +2947,8 @@ MOCK_API cusparseStatus_t cusparseZbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3139,10 +2969,8 @@ MOCK_API cusparseStatus_t cusparseSbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3163,10 +2991,8 @@ MOCK_API cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3187,10 +3013,8 @@ MOCK_API cusparseStatus_t cusparseCbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3211,10 +3035,8 @@ MOCK_API cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3312,8 +3134,7 @@ MOCK_API cusparseStatus_t cusparseSbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3335,8 +3156,7 @@ MOCK_API cusparseStatus_t cusparseDbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3358,8 +3178,7 @@ MOCK_API cusparseStatus_t cusparseCbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3381,8 +3200,7 @@ MOCK_API cusparseStatus_t cusparseZbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedVal != NULL)
-            memset(bsrSortedVal, 0, sizeof *bsrSortedVal);
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3401,8 +3219,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3421,8 +3238,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3441,8 +3257,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3461,8 +3276,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3481,8 +3295,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3501,8 +3314,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3521,8 +3333,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3541,8 +3352,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3561,8 +3371,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3581,8 +3390,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3601,8 +3409,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3621,8 +3428,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3641,8 +3447,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3661,8 +3466,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3681,8 +3485,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3701,8 +3504,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (B != NULL)
-            memset(B, 0, sizeof *B);
+        cubind_mock_zero(B, sizeof *B);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3721,8 +3523,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3741,8 +3542,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3761,8 +3561,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3781,8 +3580,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeInBytes != NULL)
-            memset(bufferSizeInBytes, 0, sizeof *bufferSizeInBytes);
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3801,8 +3599,7 @@ MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3821,8 +3618,7 @@ MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3841,8 +3637,7 @@ MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3861,8 +3656,7 @@ MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3881,8 +3675,7 @@ MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3901,8 +3694,7 @@ MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3921,8 +3713,7 @@ MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3941,8 +3732,7 @@ MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3961,14 +3751,10 @@ MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -3987,14 +3773,10 @@ MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4013,14 +3795,10 @@ MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4039,14 +3817,10 @@ MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4067,8 +3841,7 @@ MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4089,8 +3862,7 @@ MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4111,8 +3883,7 @@ MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4133,8 +3904,7 @@ MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4155,18 +3925,12 @@ MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ds != NULL)
-            memset(ds, 0, sizeof *ds);
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (dw != NULL)
-            memset(dw, 0, sizeof *dw);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4187,18 +3951,12 @@ MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ds != NULL)
-            memset(ds, 0, sizeof *ds);
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (dw != NULL)
-            memset(dw, 0, sizeof *dw);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4219,18 +3977,12 @@ MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ds != NULL)
-            memset(ds, 0, sizeof *ds);
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (dw != NULL)
-            memset(dw, 0, sizeof *dw);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4251,18 +4003,12 @@ MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ds != NULL)
-            memset(ds, 0, sizeof *ds);
-        if (dl != NULL)
-            memset(dl, 0, sizeof *dl);
-        if (d != NULL)
-            memset(d, 0, sizeof *d);
-        if (du != NULL)
-            memset(du, 0, sizeof *du);
-        if (dw != NULL)
-            memset(dw, 0, sizeof *dw);
-        if (x != NULL)
-            memset(x, 0, sizeof *x);
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4292,8 +4038,7 @@ MOCK_API cusparseStatus_t cusparseScsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4323,8 +4068,7 @@ MOCK_API cusparseStatus_t cusparseDcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4354,8 +4098,7 @@ MOCK_API cusparseStatus_t cusparseCcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4385,8 +4128,7 @@ MOCK_API cusparseStatus_t cusparseZcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4411,10 +4153,8 @@ MOCK_API cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t handle, int m, i
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&workspace, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4444,12 +4184,9 @@ MOCK_API cusparseStatus_t cusparseScsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4479,12 +4216,9 @@ MOCK_API cusparseStatus_t cusparseDcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4514,12 +4248,9 @@ MOCK_API cusparseStatus_t cusparseCcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4549,12 +4280,9 @@ MOCK_API cusparseStatus_t cusparseZcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4576,12 +4304,9 @@ MOCK_API cusparseStatus_t cusparseScsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ncolors != NULL)
-            memset(ncolors, 0, sizeof *ncolors);
-        if (coloring != NULL)
-            memset(coloring, 0, sizeof *coloring);
-        if (reordering != NULL)
-            memset(reordering, 0, sizeof *reordering);
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4603,12 +4328,9 @@ MOCK_API cusparseStatus_t cusparseDcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ncolors != NULL)
-            memset(ncolors, 0, sizeof *ncolors);
-        if (coloring != NULL)
-            memset(coloring, 0, sizeof *coloring);
-        if (reordering != NULL)
-            memset(reordering, 0, sizeof *reordering);
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4630,12 +4352,9 @@ MOCK_API cusparseStatus_t cusparseCcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ncolors != NULL)
-            memset(ncolors, 0, sizeof *ncolors);
-        if (coloring != NULL)
-            memset(coloring, 0, sizeof *coloring);
-        if (reordering != NULL)
-            memset(reordering, 0, sizeof *reordering);
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4657,12 +4376,9 @@ MOCK_API cusparseStatus_t cusparseZcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ncolors != NULL)
-            memset(ncolors, 0, sizeof *ncolors);
-        if (coloring != NULL)
-            memset(coloring, 0, sizeof *coloring);
-        if (reordering != NULL)
-            memset(reordering, 0, sizeof *reordering);
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4681,10 +4397,8 @@ MOCK_API cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRowCol != NULL)
-            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4703,10 +4417,8 @@ MOCK_API cusparseStatus_t cusparseDnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRowCol != NULL)
-            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4725,10 +4437,8 @@ MOCK_API cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRowCol != NULL)
-            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4747,10 +4457,8 @@ MOCK_API cusparseStatus_t cusparseZnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRowCol != NULL)
-            memset(nnzPerRowCol, 0, sizeof *nnzPerRowCol);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4768,10 +4476,8 @@ MOCK_API cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(float));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRow != NULL)
-            memset(nnzPerRow, 0, sizeof *nnzPerRow);
-        if (nnzC != NULL)
-            memset(nnzC, 0, sizeof *nnzC);
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4789,10 +4495,8 @@ MOCK_API cusparseStatus_t cusparseDnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(double));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRow != NULL)
-            memset(nnzPerRow, 0, sizeof *nnzPerRow);
-        if (nnzC != NULL)
-            memset(nnzC, 0, sizeof *nnzC);
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4810,10 +4514,8 @@ MOCK_API cusparseStatus_t cusparseCnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuComplex));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRow != NULL)
-            memset(nnzPerRow, 0, sizeof *nnzPerRow);
-        if (nnzC != NULL)
-            memset(nnzC, 0, sizeof *nnzC);
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4831,10 +4533,8 @@ MOCK_API cusparseStatus_t cusparseZnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuDoubleComplex));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nnzPerRow != NULL)
-            memset(nnzPerRow, 0, sizeof *nnzPerRow);
-        if (nnzC != NULL)
-            memset(nnzC, 0, sizeof *nnzC);
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4857,12 +4557,9 @@ MOCK_API cusparseStatus_t cusparseScsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(float));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4885,12 +4582,9 @@ MOCK_API cusparseStatus_t cusparseDcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(double));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4913,12 +4607,9 @@ MOCK_API cusparseStatus_t cusparseCcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuComplex));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4941,12 +4632,9 @@ MOCK_API cusparseStatus_t cusparseZcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuDoubleComplex));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4962,8 +4650,7 @@ MOCK_API cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *c
     cubind_mock_arg(&csrSortedRowPtr, sizeof(int *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtr != NULL)
-            memset(csrSortedRowPtr, 0, sizeof *csrSortedRowPtr);
+        cubind_mock_zero(csrSortedRowPtr, sizeof *csrSortedRowPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -4979,8 +4666,7 @@ MOCK_API cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *c
     cubind_mock_arg(&cooRowInd, sizeof(int *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cooRowInd != NULL)
-            memset(cooRowInd, 0, sizeof *cooRowInd);
+        cubind_mock_zero(cooRowInd, sizeof *cooRowInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5001,10 +4687,8 @@ MOCK_API cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseD
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5027,12 +4711,9 @@ MOCK_API cusparseStatus_t cusparseScsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5055,12 +4736,9 @@ MOCK_API cusparseStatus_t cusparseDcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5083,12 +4761,9 @@ MOCK_API cusparseStatus_t cusparseCcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5111,12 +4786,9 @@ MOCK_API cusparseStatus_t cusparseZcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5139,12 +4811,9 @@ MOCK_API cusparseStatus_t cusparseSbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5167,12 +4836,9 @@ MOCK_API cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5195,12 +4861,9 @@ MOCK_API cusparseStatus_t cusparseCbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5223,12 +4886,9 @@ MOCK_API cusparseStatus_t cusparseZbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5248,8 +4908,7 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5269,8 +4928,7 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5290,8 +4948,7 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5311,8 +4968,7 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5332,8 +4988,7 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5353,8 +5008,7 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5374,8 +5028,7 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5395,8 +5048,7 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5421,12 +5073,9 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bscVal != NULL)
-            memset(bscVal, 0, sizeof *bscVal);
-        if (bscRowInd != NULL)
-            memset(bscRowInd, 0, sizeof *bscRowInd);
-        if (bscColPtr != NULL)
-            memset(bscColPtr, 0, sizeof *bscColPtr);
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5451,12 +5100,9 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bscVal != NULL)
-            memset(bscVal, 0, sizeof *bscVal);
-        if (bscRowInd != NULL)
-            memset(bscRowInd, 0, sizeof *bscRowInd);
-        if (bscColPtr != NULL)
-            memset(bscColPtr, 0, sizeof *bscColPtr);
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5481,12 +5127,9 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bscVal != NULL)
-            memset(bscVal, 0, sizeof *bscVal);
-        if (bscRowInd != NULL)
-            memset(bscRowInd, 0, sizeof *bscRowInd);
-        if (bscColPtr != NULL)
-            memset(bscColPtr, 0, sizeof *bscColPtr);
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5511,12 +5154,9 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bscVal != NULL)
-            memset(bscVal, 0, sizeof *bscVal);
-        if (bscRowInd != NULL)
-            memset(bscRowInd, 0, sizeof *bscRowInd);
-        if (bscColPtr != NULL)
-            memset(bscColPtr, 0, sizeof *bscColPtr);
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5538,10 +5178,8 @@ MOCK_API cusparseStatus_t cusparseXgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5565,12 +5203,9 @@ MOCK_API cusparseStatus_t cusparseSgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5594,12 +5229,9 @@ MOCK_API cusparseStatus_t cusparseDgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5623,12 +5255,9 @@ MOCK_API cusparseStatus_t cusparseCgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5652,12 +5281,9 @@ MOCK_API cusparseStatus_t cusparseZgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5678,8 +5304,7 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5700,8 +5325,7 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5722,8 +5346,7 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5744,8 +5367,7 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5766,8 +5388,7 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5788,8 +5409,7 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5810,8 +5430,7 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5832,8 +5451,7 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5856,10 +5474,8 @@ MOCK_API cusparseStatus_t cusparseXcsr2gebsrNnz(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5884,12 +5500,9 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5914,12 +5527,9 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5944,12 +5554,9 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -5974,12 +5581,9 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6003,8 +5607,7 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6028,8 +5631,7 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6053,8 +5655,7 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6078,8 +5679,7 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6103,8 +5703,7 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6128,8 +5727,7 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6153,8 +5751,7 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6178,8 +5775,7 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSize != NULL)
-            memset(pBufferSize, 0, sizeof *pBufferSize);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6205,10 +5801,8 @@ MOCK_API cusparseStatus_t cusparseXgebsr2gebsrNnz(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6236,12 +5830,9 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6269,12 +5860,9 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6302,12 +5890,9 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6335,12 +5920,9 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bsrSortedValC != NULL)
-            memset(bsrSortedValC, 0, sizeof *bsrSortedValC);
-        if (bsrSortedRowPtrC != NULL)
-            memset(bsrSortedRowPtrC, 0, sizeof *bsrSortedRowPtrC);
-        if (bsrSortedColIndC != NULL)
-            memset(bsrSortedColIndC, 0, sizeof *bsrSortedColIndC);
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6353,8 +5935,7 @@ MOCK_API cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t han
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&p, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (p != NULL)
-            memset(p, 0, sizeof *p);
+        cubind_mock_zero(p, sizeof *p);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6371,8 +5952,7 @@ MOCK_API cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&cooColsA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6390,12 +5970,9 @@ MOCK_API cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cooRowsA != NULL)
-            memset(cooRowsA, 0, sizeof *cooRowsA);
-        if (cooColsA != NULL)
-            memset(cooColsA, 0, sizeof *cooColsA);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
+        cubind_mock_zero(cooRowsA, sizeof *cooRowsA);
+        cubind_mock_zero(cooColsA, sizeof *cooColsA);
+        cubind_mock_zero(P, sizeof *P);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6413,12 +5990,9 @@ MOCK_API cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t handle, int 
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cooRowsA != NULL)
-            memset(cooRowsA, 0, sizeof *cooRowsA);
-        if (cooColsA != NULL)
-            memset(cooColsA, 0, sizeof *cooColsA);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
+        cubind_mock_zero(cooRowsA, sizeof *cooRowsA);
+        cubind_mock_zero(cooColsA, sizeof *cooColsA);
+        cubind_mock_zero(P, sizeof *P);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6435,8 +6009,7 @@ MOCK_API cusparseStatus_t cusparseXcsrsort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6455,10 +6028,8 @@ MOCK_API cusparseStatus_t cusparseXcsrsort(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrColIndA != NULL)
-            memset(csrColIndA, 0, sizeof *csrColIndA);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(P, sizeof *P);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6475,8 +6046,7 @@ MOCK_API cusparseStatus_t cusparseXcscsort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&cscRowIndA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6495,10 +6065,8 @@ MOCK_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cscRowIndA != NULL)
-            memset(cscRowIndA, 0, sizeof *cscRowIndA);
-        if (P != NULL)
-            memset(P, 0, sizeof *P);
+        cubind_mock_zero(cscRowIndA, sizeof *cscRowIndA);
+        cubind_mock_zero(P, sizeof *P);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6517,12 +6085,9 @@ MOCK_API cusparseStatus_t cusparseScsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6541,12 +6106,9 @@ MOCK_API cusparseStatus_t cusparseDcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6565,12 +6127,9 @@ MOCK_API cusparseStatus_t cusparseCcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6589,12 +6148,9 @@ MOCK_API cusparseStatus_t cusparseZcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6614,10 +6170,8 @@ MOCK_API cusparseStatus_t cusparseScsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6637,10 +6191,8 @@ MOCK_API cusparseStatus_t cusparseDcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6660,10 +6212,8 @@ MOCK_API cusparseStatus_t cusparseCcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6683,10 +6233,8 @@ MOCK_API cusparseStatus_t cusparseZcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6706,10 +6254,8 @@ MOCK_API cusparseStatus_t cusparseScsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6729,10 +6275,8 @@ MOCK_API cusparseStatus_t cusparseDcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6752,10 +6296,8 @@ MOCK_API cusparseStatus_t cusparseCcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6775,10 +6317,8 @@ MOCK_API cusparseStatus_t cusparseZcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrVal != NULL)
-            memset(csrVal, 0, sizeof *csrVal);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6799,8 +6339,7 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6821,8 +6360,7 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6842,10 +6380,8 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrC != NULL)
-            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6865,10 +6401,8 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6889,10 +6423,8 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6913,10 +6445,8 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6940,8 +6470,7 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6965,8 +6494,7 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -6989,10 +6517,8 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7015,10 +6541,8 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7042,10 +6566,8 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7069,10 +6591,8 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7094,8 +6614,7 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7117,8 +6636,7 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7139,10 +6657,8 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrC != NULL)
-            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7163,10 +6679,8 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrC != NULL)
-            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7188,10 +6702,8 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7213,10 +6725,8 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7241,8 +6751,7 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7267,8 +6776,7 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7292,10 +6800,8 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7319,10 +6825,8 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7347,10 +6851,8 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7375,10 +6877,8 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedValC != NULL)
-            memset(csrSortedValC, 0, sizeof *csrSortedValC);
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7403,10 +6903,8 @@ MOCK_API cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t handle, int m, int
     cubind_mock_arg(&alg, sizeof(cusparseCsr2CscAlg_t));
     cubind_mock_arg(&buffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cscColPtr != NULL)
-            memset(cscColPtr, 0, sizeof *cscColPtr);
-        if (cscRowInd != NULL)
-            memset(cscRowInd, 0, sizeof *cscRowInd);
+        cubind_mock_zero(cscColPtr, sizeof *cscColPtr);
+        cubind_mock_zero(cscRowInd, sizeof *cscRowInd);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7431,12 +6929,9 @@ MOCK_API cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&alg, sizeof(cusparseCsr2CscAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cscColPtr != NULL)
-            memset(cscColPtr, 0, sizeof *cscColPtr);
-        if (cscRowInd != NULL)
-            memset(cscRowInd, 0, sizeof *cscRowInd);
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(cscColPtr, sizeof *cscColPtr);
+        cubind_mock_zero(cscRowInd, sizeof *cscRowInd);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7454,8 +6949,7 @@ MOCK_API cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, 
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spVecDescr != NULL)
-            memset(spVecDescr, 0, sizeof *spVecDescr);
+        cubind_mock_zero(spVecDescr, sizeof *spVecDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7473,8 +6967,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstSpVec(cusparseConstSpVecDescr_t *sp
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spVecDescr != NULL)
-            memset(spVecDescr, 0, sizeof *spVecDescr);
+        cubind_mock_zero(spVecDescr, sizeof *spVecDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7500,20 +6993,13 @@ MOCK_API cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int6
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (indices != NULL)
-            memset(indices, 0, sizeof *indices);
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
-        if (idxType != NULL)
-            memset(idxType, 0, sizeof *idxType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(indices, sizeof *indices);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(idxType, sizeof *idxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7531,20 +7017,13 @@ MOCK_API cusparseStatus_t cusparseConstSpVecGet(cusparseConstSpVecDescr_t spVecD
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (indices != NULL)
-            memset(indices, 0, sizeof *indices);
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
-        if (idxType != NULL)
-            memset(idxType, 0, sizeof *idxType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(indices, sizeof *indices);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(idxType, sizeof *idxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7556,8 +7035,7 @@ MOCK_API cusparseStatus_t cusparseSpVecGetIndexBase(cusparseConstSpVecDescr_t sp
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7569,8 +7047,7 @@ MOCK_API cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr
     cubind_mock_arg(&spVecDescr, sizeof(cusparseSpVecDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7582,8 +7059,7 @@ MOCK_API cusparseStatus_t cusparseConstSpVecGetValues(cusparseConstSpVecDescr_t 
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7606,8 +7082,7 @@ MOCK_API cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, 
     cubind_mock_arg(&values, sizeof(void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dnVecDescr != NULL)
-            memset(dnVecDescr, 0, sizeof *dnVecDescr);
+        cubind_mock_zero(dnVecDescr, sizeof *dnVecDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7621,8 +7096,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstDnVec(cusparseConstDnVecDescr_t *dn
     cubind_mock_arg(&values, sizeof(const void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dnVecDescr != NULL)
-            memset(dnVecDescr, 0, sizeof *dnVecDescr);
+        cubind_mock_zero(dnVecDescr, sizeof *dnVecDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7644,12 +7118,9 @@ MOCK_API cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t dnVecDescr, int6
     cubind_mock_arg(&values, sizeof(void **));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7663,12 +7134,9 @@ MOCK_API cusparseStatus_t cusparseConstDnVecGet(cusparseConstDnVecDescr_t dnVecD
     cubind_mock_arg(&values, sizeof(const void **));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7680,8 +7148,7 @@ MOCK_API cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseDnVecDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7693,8 +7160,7 @@ MOCK_API cusparseStatus_t cusparseConstDnVecGetValues(cusparseConstDnVecDescr_t 
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseConstDnVecDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7723,8 +7189,7 @@ MOCK_API cusparseStatus_t cusparseSpMatGetFormat(cusparseConstSpMatDescr_t spMat
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&format, sizeof(cusparseFormat_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (format != NULL)
-            memset(format, 0, sizeof *format);
+        cubind_mock_zero(format, sizeof *format);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7736,8 +7201,7 @@ MOCK_API cusparseStatus_t cusparseSpMatGetIndexBase(cusparseConstSpMatDescr_t sp
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7749,8 +7213,7 @@ MOCK_API cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7762,8 +7225,7 @@ MOCK_API cusparseStatus_t cusparseConstSpMatGetValues(cusparseConstSpMatDescr_t 
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7786,12 +7248,9 @@ MOCK_API cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t spMatDe
     cubind_mock_arg(&cols, sizeof(int64_t *));
     cubind_mock_arg(&nnz, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7803,8 +7262,7 @@ MOCK_API cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseConstSpMatDescr_t
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (batchCount != NULL)
-            memset(batchCount, 0, sizeof *batchCount);
+        cubind_mock_zero(batchCount, sizeof *batchCount);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7880,8 +7338,7 @@ MOCK_API cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7902,8 +7359,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstCsr(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7924,8 +7380,7 @@ MOCK_API cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7946,8 +7401,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstCsc(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -7968,26 +7422,16 @@ MOCK_API cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (csrRowOffsets != NULL)
-            memset(csrRowOffsets, 0, sizeof *csrRowOffsets);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
-        if (csrValues != NULL)
-            memset(csrValues, 0, sizeof *csrValues);
-        if (csrRowOffsetsType != NULL)
-            memset(csrRowOffsetsType, 0, sizeof *csrRowOffsetsType);
-        if (csrColIndType != NULL)
-            memset(csrColIndType, 0, sizeof *csrColIndType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(csrRowOffsets, sizeof *csrRowOffsets);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(csrValues, sizeof *csrValues);
+        cubind_mock_zero(csrRowOffsetsType, sizeof *csrRowOffsetsType);
+        cubind_mock_zero(csrColIndType, sizeof *csrColIndType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8008,26 +7452,16 @@ MOCK_API cusparseStatus_t cusparseConstCsrGet(cusparseConstSpMatDescr_t spMatDes
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (csrRowOffsets != NULL)
-            memset(csrRowOffsets, 0, sizeof *csrRowOffsets);
-        if (csrColInd != NULL)
-            memset(csrColInd, 0, sizeof *csrColInd);
-        if (csrValues != NULL)
-            memset(csrValues, 0, sizeof *csrValues);
-        if (csrRowOffsetsType != NULL)
-            memset(csrRowOffsetsType, 0, sizeof *csrRowOffsetsType);
-        if (csrColIndType != NULL)
-            memset(csrColIndType, 0, sizeof *csrColIndType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(csrRowOffsets, sizeof *csrRowOffsets);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(csrValues, sizeof *csrValues);
+        cubind_mock_zero(csrRowOffsetsType, sizeof *csrRowOffsetsType);
+        cubind_mock_zero(csrColIndType, sizeof *csrColIndType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8048,26 +7482,16 @@ MOCK_API cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (cscColOffsets != NULL)
-            memset(cscColOffsets, 0, sizeof *cscColOffsets);
-        if (cscRowInd != NULL)
-            memset(cscRowInd, 0, sizeof *cscRowInd);
-        if (cscValues != NULL)
-            memset(cscValues, 0, sizeof *cscValues);
-        if (cscColOffsetsType != NULL)
-            memset(cscColOffsetsType, 0, sizeof *cscColOffsetsType);
-        if (cscRowIndType != NULL)
-            memset(cscRowIndType, 0, sizeof *cscRowIndType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(cscColOffsets, sizeof *cscColOffsets);
+        cubind_mock_zero(cscRowInd, sizeof *cscRowInd);
+        cubind_mock_zero(cscValues, sizeof *cscValues);
+        cubind_mock_zero(cscColOffsetsType, sizeof *cscColOffsetsType);
+        cubind_mock_zero(cscRowIndType, sizeof *cscRowIndType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8088,26 +7512,16 @@ MOCK_API cusparseStatus_t cusparseConstCscGet(cusparseConstSpMatDescr_t spMatDes
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (cscColOffsets != NULL)
-            memset(cscColOffsets, 0, sizeof *cscColOffsets);
-        if (cscRowInd != NULL)
-            memset(cscRowInd, 0, sizeof *cscRowInd);
-        if (cscValues != NULL)
-            memset(cscValues, 0, sizeof *cscValues);
-        if (cscColOffsetsType != NULL)
-            memset(cscColOffsetsType, 0, sizeof *cscColOffsetsType);
-        if (cscRowIndType != NULL)
-            memset(cscRowIndType, 0, sizeof *cscRowIndType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(cscColOffsets, sizeof *cscColOffsets);
+        cubind_mock_zero(cscRowInd, sizeof *cscRowInd);
+        cubind_mock_zero(cscValues, sizeof *cscValues);
+        cubind_mock_zero(cscColOffsetsType, sizeof *cscColOffsetsType);
+        cubind_mock_zero(cscRowIndType, sizeof *cscRowIndType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8153,8 +7567,7 @@ MOCK_API cusparseStatus_t cusparseCreateBsr(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8178,8 +7591,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstBsr(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8199,8 +7611,7 @@ MOCK_API cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8220,8 +7631,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstCoo(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8241,24 +7651,15 @@ MOCK_API cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (cooRowInd != NULL)
-            memset(cooRowInd, 0, sizeof *cooRowInd);
-        if (cooColInd != NULL)
-            memset(cooColInd, 0, sizeof *cooColInd);
-        if (cooValues != NULL)
-            memset(cooValues, 0, sizeof *cooValues);
-        if (idxType != NULL)
-            memset(idxType, 0, sizeof *idxType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(cooRowInd, sizeof *cooRowInd);
+        cubind_mock_zero(cooColInd, sizeof *cooColInd);
+        cubind_mock_zero(cooValues, sizeof *cooValues);
+        cubind_mock_zero(idxType, sizeof *idxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8278,24 +7679,15 @@ MOCK_API cusparseStatus_t cusparseConstCooGet(cusparseConstSpMatDescr_t spMatDes
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (nnz != NULL)
-            memset(nnz, 0, sizeof *nnz);
-        if (cooRowInd != NULL)
-            memset(cooRowInd, 0, sizeof *cooRowInd);
-        if (cooColInd != NULL)
-            memset(cooColInd, 0, sizeof *cooColInd);
-        if (cooValues != NULL)
-            memset(cooValues, 0, sizeof *cooValues);
-        if (idxType != NULL)
-            memset(idxType, 0, sizeof *idxType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(cooRowInd, sizeof *cooRowInd);
+        cubind_mock_zero(cooColInd, sizeof *cooColInd);
+        cubind_mock_zero(cooValues, sizeof *cooValues);
+        cubind_mock_zero(idxType, sizeof *idxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8326,8 +7718,7 @@ MOCK_API cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDe
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8347,8 +7738,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstBlockedEll(cusparseConstSpMatDescr_
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8368,24 +7758,15 @@ MOCK_API cusparseStatus_t cusparseBlockedEllGet(cusparseSpMatDescr_t spMatDescr,
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (ellBlockSize != NULL)
-            memset(ellBlockSize, 0, sizeof *ellBlockSize);
-        if (ellCols != NULL)
-            memset(ellCols, 0, sizeof *ellCols);
-        if (ellColInd != NULL)
-            memset(ellColInd, 0, sizeof *ellColInd);
-        if (ellValue != NULL)
-            memset(ellValue, 0, sizeof *ellValue);
-        if (ellIdxType != NULL)
-            memset(ellIdxType, 0, sizeof *ellIdxType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(ellBlockSize, sizeof *ellBlockSize);
+        cubind_mock_zero(ellCols, sizeof *ellCols);
+        cubind_mock_zero(ellColInd, sizeof *ellColInd);
+        cubind_mock_zero(ellValue, sizeof *ellValue);
+        cubind_mock_zero(ellIdxType, sizeof *ellIdxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8405,24 +7786,15 @@ MOCK_API cusparseStatus_t cusparseConstBlockedEllGet(cusparseConstSpMatDescr_t s
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (ellBlockSize != NULL)
-            memset(ellBlockSize, 0, sizeof *ellBlockSize);
-        if (ellCols != NULL)
-            memset(ellCols, 0, sizeof *ellCols);
-        if (ellColInd != NULL)
-            memset(ellColInd, 0, sizeof *ellColInd);
-        if (ellValue != NULL)
-            memset(ellValue, 0, sizeof *ellValue);
-        if (ellIdxType != NULL)
-            memset(ellIdxType, 0, sizeof *ellIdxType);
-        if (idxBase != NULL)
-            memset(idxBase, 0, sizeof *idxBase);
-        if (valueType != NULL)
-            memset(valueType, 0, sizeof *valueType);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(ellBlockSize, sizeof *ellBlockSize);
+        cubind_mock_zero(ellCols, sizeof *ellCols);
+        cubind_mock_zero(ellColInd, sizeof *ellColInd);
+        cubind_mock_zero(ellValue, sizeof *ellValue);
+        cubind_mock_zero(ellIdxType, sizeof *ellIdxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8445,8 +7817,7 @@ MOCK_API cusparseStatus_t cusparseCreateSlicedEll(cusparseSpMatDescr_t *spMatDes
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8469,8 +7840,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstSlicedEll(cusparseConstSpMatDescr_t
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (spMatDescr != NULL)
-            memset(spMatDescr, 0, sizeof *spMatDescr);
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8487,8 +7857,7 @@ MOCK_API cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, 
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dnMatDescr != NULL)
-            memset(dnMatDescr, 0, sizeof *dnMatDescr);
+        cubind_mock_zero(dnMatDescr, sizeof *dnMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8505,8 +7874,7 @@ MOCK_API cusparseStatus_t cusparseCreateConstDnMat(cusparseConstDnMatDescr_t *dn
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dnMatDescr != NULL)
-            memset(dnMatDescr, 0, sizeof *dnMatDescr);
+        cubind_mock_zero(dnMatDescr, sizeof *dnMatDescr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8531,18 +7899,12 @@ MOCK_API cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int6
     cubind_mock_arg(&type, sizeof(cudaDataType *));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (ld != NULL)
-            memset(ld, 0, sizeof *ld);
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
-        if (type != NULL)
-            memset(type, 0, sizeof *type);
-        if (order != NULL)
-            memset(order, 0, sizeof *order);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(ld, sizeof *ld);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(type, sizeof *type);
+        cubind_mock_zero(order, sizeof *order);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8559,18 +7921,12 @@ MOCK_API cusparseStatus_t cusparseConstDnMatGet(cusparseConstDnMatDescr_t dnMatD
     cubind_mock_arg(&type, sizeof(cudaDataType *));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rows != NULL)
-            memset(rows, 0, sizeof *rows);
-        if (cols != NULL)
-            memset(cols, 0, sizeof *cols);
-        if (ld != NULL)
-            memset(ld, 0, sizeof *ld);
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
-        if (type != NULL)
-            memset(type, 0, sizeof *type);
-        if (order != NULL)
-            memset(order, 0, sizeof *order);
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(ld, sizeof *ld);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(type, sizeof *type);
+        cubind_mock_zero(order, sizeof *order);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8582,8 +7938,7 @@ MOCK_API cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseDnMatDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8595,8 +7950,7 @@ MOCK_API cusparseStatus_t cusparseConstDnMatGetValues(cusparseConstDnMatDescr_t 
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseConstDnMatDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8628,10 +7982,8 @@ MOCK_API cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseConstDnMatDescr_t
     cubind_mock_arg(&batchCount, sizeof(int *));
     cubind_mock_arg(&batchStride, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (batchCount != NULL)
-            memset(batchCount, 0, sizeof *batchCount);
-        if (batchStride != NULL)
-            memset(batchStride, 0, sizeof *batchStride);
+        cubind_mock_zero(batchCount, sizeof *batchCount);
+        cubind_mock_zero(batchStride, sizeof *batchStride);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8692,8 +8044,7 @@ MOCK_API cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8722,8 +8073,7 @@ MOCK_API cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t hand
     cubind_mock_arg(&alg, sizeof(cusparseSparseToDenseAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8750,8 +8100,7 @@ MOCK_API cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t hand
     cubind_mock_arg(&alg, sizeof(cusparseDenseToSparseAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8812,8 +8161,7 @@ MOCK_API cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&alg, sizeof(cusparseSpMVAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8841,8 +8189,7 @@ MOCK_API cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)
     cubind_mock_begin("cusparseSpSV_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSVDescr_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (descr != NULL)
-            memset(descr, 0, sizeof *descr);
+        cubind_mock_zero(descr, sizeof *descr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8870,8 +8217,7 @@ MOCK_API cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&spsvDescr, sizeof(cusparseSpSVDescr_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8926,8 +8272,7 @@ MOCK_API cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)
     cubind_mock_begin("cusparseSpSM_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSMDescr_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (descr != NULL)
-            memset(descr, 0, sizeof *descr);
+        cubind_mock_zero(descr, sizeof *descr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -8956,8 +8301,7 @@ MOCK_API cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&spsmDescr, sizeof(cusparseSpSMDescr_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9024,8 +8368,7 @@ MOCK_API cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&alg, sizeof(cusparseSpMMAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9072,8 +8415,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *desc
     cubind_mock_begin("cusparseSpGEMM_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpGEMMDescr_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (descr != NULL)
-            memset(descr, 0, sizeof *descr);
+        cubind_mock_zero(descr, sizeof *descr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9104,8 +8446,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t handle,
     cubind_mock_arg(&bufferSize1, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer1, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize1 != NULL)
-            memset(bufferSize1, 0, sizeof *bufferSize1);
+        cubind_mock_zero(bufferSize1, sizeof *bufferSize1);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9117,8 +8458,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_getNumProducts(cusparseSpGEMMDescr_t sp
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&num_prods, sizeof(int64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (num_prods != NULL)
-            memset(num_prods, 0, sizeof *num_prods);
+        cubind_mock_zero(num_prods, sizeof *num_prods);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9143,10 +8483,8 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_estimateMemory(cusparseHandle_t handle,
     cubind_mock_arg(&externalBuffer3, sizeof(void *));
     cubind_mock_arg(&bufferSize2, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize3 != NULL)
-            memset(bufferSize3, 0, sizeof *bufferSize3);
-        if (bufferSize2 != NULL)
-            memset(bufferSize2, 0, sizeof *bufferSize2);
+        cubind_mock_zero(bufferSize3, sizeof *bufferSize3);
+        cubind_mock_zero(bufferSize2, sizeof *bufferSize2);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9169,8 +8507,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cuspar
     cubind_mock_arg(&bufferSize2, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer2, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize2 != NULL)
-            memset(bufferSize2, 0, sizeof *bufferSize2);
+        cubind_mock_zero(bufferSize2, sizeof *bufferSize2);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9208,8 +8545,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_workEstimation(cusparseHandle_t ha
     cubind_mock_arg(&bufferSize1, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer1, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize1 != NULL)
-            memset(bufferSize1, 0, sizeof *bufferSize1);
+        cubind_mock_zero(bufferSize1, sizeof *bufferSize1);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9233,12 +8569,9 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&bufferSize4, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer4, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize2 != NULL)
-            memset(bufferSize2, 0, sizeof *bufferSize2);
-        if (bufferSize3 != NULL)
-            memset(bufferSize3, 0, sizeof *bufferSize3);
-        if (bufferSize4 != NULL)
-            memset(bufferSize4, 0, sizeof *bufferSize4);
+        cubind_mock_zero(bufferSize2, sizeof *bufferSize2);
+        cubind_mock_zero(bufferSize3, sizeof *bufferSize3);
+        cubind_mock_zero(bufferSize4, sizeof *bufferSize4);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9258,8 +8591,7 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t handle, cusp
     cubind_mock_arg(&bufferSize5, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer5, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize5 != NULL)
-            memset(bufferSize5, 0, sizeof *bufferSize5);
+        cubind_mock_zero(bufferSize5, sizeof *bufferSize5);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9298,8 +8630,7 @@ MOCK_API cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t handle, cusp
     cubind_mock_arg(&alg, sizeof(cusparseSDDMMAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9361,10 +8692,8 @@ MOCK_API cusparseStatus_t cusparseSpMMOp_createPlan(cusparseHandle_t handle, cus
     cubind_mock_arg(&epilogueBufferSize, sizeof(size_t));
     cubind_mock_arg(&SpMMWorkspaceSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (plan != NULL)
-            memset(plan, 0, sizeof *plan);
-        if (SpMMWorkspaceSize != NULL)
-            memset(SpMMWorkspaceSize, 0, sizeof *SpMMWorkspaceSize);
+        cubind_mock_zero(plan, sizeof *plan);
+        cubind_mock_zero(SpMMWorkspaceSize, sizeof *SpMMWorkspaceSize);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9402,8 +8731,7 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9423,10 +8751,8 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrC != NULL)
-            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9447,8 +8773,7 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9472,8 +8797,7 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9496,10 +8820,8 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9523,8 +8845,7 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9546,8 +8867,7 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9568,10 +8888,8 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrRowPtrC != NULL)
-            memset(csrRowPtrC, 0, sizeof *csrRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9593,8 +8911,7 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9619,8 +8936,7 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBufferSizeInBytes != NULL)
-            memset(pBufferSizeInBytes, 0, sizeof *pBufferSizeInBytes);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9644,10 +8960,8 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedRowPtrC != NULL)
-            memset(csrSortedRowPtrC, 0, sizeof *csrSortedRowPtrC);
-        if (nnzTotalDevHostPtr != NULL)
-            memset(nnzTotalDevHostPtr, 0, sizeof *nnzTotalDevHostPtr);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }
@@ -9672,8 +8986,7 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (csrSortedColIndC != NULL)
-            memset(csrSortedColIndC, 0, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
     }
     return (cusparseStatus_t)cubind_mock_status();
 }

@@ -21,8 +21,7 @@ MOCK_API CUresult cuGetErrorString(CUresult error, const char **pStr)
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pStr != NULL)
-            memset(pStr, 0, sizeof *pStr);
+        cubind_mock_zero(pStr, sizeof *pStr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -34,8 +33,7 @@ MOCK_API CUresult cuGetErrorName(CUresult error, const char **pStr)
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pStr != NULL)
-            memset(pStr, 0, sizeof *pStr);
+        cubind_mock_zero(pStr, sizeof *pStr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -53,8 +51,7 @@ MOCK_API CUresult cuDriverGetVersion(int *driverVersion)
     cubind_mock_begin("cuDriverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&driverVersion, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (driverVersion != NULL)
-            memset(driverVersion, 0, sizeof *driverVersion);
+        cubind_mock_zero(driverVersion, sizeof *driverVersion);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcuda reports it (encoded) */
@@ -78,8 +75,7 @@ MOCK_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
     cubind_mock_arg(&device, sizeof(CUdevice *));
     cubind_mock_arg(&ordinal, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device != NULL)
-            memset(device, 0, sizeof *device);
+        cubind_mock_zero(device, sizeof *device);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -90,8 +86,7 @@ MOCK_API CUresult cuDeviceGetCount(int *count)
     cubind_mock_begin("cuDeviceGetCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -104,8 +99,7 @@ MOCK_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (name != NULL)
-            memset(name, 0, sizeof *name);
+        cubind_mock_zero(name, sizeof *name);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -117,8 +111,7 @@ MOCK_API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
     cubind_mock_arg(&uuid, sizeof(CUuuid *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (uuid != NULL)
-            memset(uuid, 0, sizeof *uuid);
+        cubind_mock_zero(uuid, sizeof *uuid);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -131,10 +124,8 @@ MOCK_API CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUde
     cubind_mock_arg(&deviceNodeMask, sizeof(unsigned int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (luid != NULL)
-            memset(luid, 0, sizeof *luid);
-        if (deviceNodeMask != NULL)
-            memset(deviceNodeMask, 0, sizeof *deviceNodeMask);
+        cubind_mock_zero(luid, sizeof *luid);
+        cubind_mock_zero(deviceNodeMask, sizeof *deviceNodeMask);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -146,8 +137,7 @@ MOCK_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bytes != NULL)
-            memset(bytes, 0, sizeof *bytes);
+        cubind_mock_zero(bytes, sizeof *bytes);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -161,8 +151,7 @@ MOCK_API CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
     cubind_mock_arg(&numChannels, sizeof(unsigned int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (maxWidthInElements != NULL)
-            memset(maxWidthInElements, 0, sizeof *maxWidthInElements);
+        cubind_mock_zero(maxWidthInElements, sizeof *maxWidthInElements);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -175,8 +164,7 @@ MOCK_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdev
     cubind_mock_arg(&attrib, sizeof(CUdevice_attribute));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pi != NULL)
-            memset(pi, 0, sizeof *pi);
+        cubind_mock_zero(pi, sizeof *pi);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -219,8 +207,7 @@ MOCK_API CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
     cubind_mock_arg(&pool, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pool != NULL)
-            memset(pool, 0, sizeof *pool);
+        cubind_mock_zero(pool, sizeof *pool);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -232,8 +219,7 @@ MOCK_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev
     cubind_mock_arg(&pool_out, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pool_out != NULL)
-            memset(pool_out, 0, sizeof *pool_out);
+        cubind_mock_zero(pool_out, sizeof *pool_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -246,8 +232,7 @@ MOCK_API CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType typ
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pi != NULL)
-            memset(pi, 0, sizeof *pi);
+        cubind_mock_zero(pi, sizeof *pi);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -268,8 +253,7 @@ MOCK_API CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
     cubind_mock_arg(&prop, sizeof(CUdevprop *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (prop != NULL)
-            memset(prop, 0, sizeof *prop);
+        cubind_mock_zero(prop, sizeof *prop);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -282,10 +266,8 @@ MOCK_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev
     cubind_mock_arg(&minor, sizeof(int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (major != NULL)
-            memset(major, 0, sizeof *major);
-        if (minor != NULL)
-            memset(minor, 0, sizeof *minor);
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -297,8 +279,7 @@ MOCK_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pctx != NULL)
-            memset(pctx, 0, sizeof *pctx);
+        cubind_mock_zero(pctx, sizeof *pctx);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -328,10 +309,8 @@ MOCK_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, 
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     cubind_mock_arg(&active, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
-        if (active != NULL)
-            memset(active, 0, sizeof *active);
+        cubind_mock_zero(flags, sizeof *flags);
+        cubind_mock_zero(active, sizeof *active);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -378,8 +357,7 @@ MOCK_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
     cubind_mock_begin("cuCtxPopCurrent_v2", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pctx != NULL)
-            memset(pctx, 0, sizeof *pctx);
+        cubind_mock_zero(pctx, sizeof *pctx);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -398,8 +376,7 @@ MOCK_API CUresult cuCtxGetCurrent(CUcontext *pctx)
     cubind_mock_begin("cuCtxGetCurrent", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pctx != NULL)
-            memset(pctx, 0, sizeof *pctx);
+        cubind_mock_zero(pctx, sizeof *pctx);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -410,8 +387,7 @@ MOCK_API CUresult cuCtxGetDevice(CUdevice *device)
     cubind_mock_begin("cuCtxGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device != NULL)
-            memset(device, 0, sizeof *device);
+        cubind_mock_zero(device, sizeof *device);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -432,8 +408,7 @@ MOCK_API CUresult cuCtxGetFlags(unsigned int *flags)
     cubind_mock_begin("cuCtxGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
+        cubind_mock_zero(flags, sizeof *flags);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -489,8 +464,7 @@ MOCK_API CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
     cubind_mock_arg(&pvalue, sizeof(size_t *));
     cubind_mock_arg(&limit, sizeof(CUlimit));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pvalue != NULL)
-            memset(pvalue, 0, sizeof *pvalue);
+        cubind_mock_zero(pvalue, sizeof *pvalue);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -501,8 +475,7 @@ MOCK_API CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
     cubind_mock_begin("cuCtxGetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&pconfig, sizeof(CUfunc_cache *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pconfig != NULL)
-            memset(pconfig, 0, sizeof *pconfig);
+        cubind_mock_zero(pconfig, sizeof *pconfig);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -522,8 +495,7 @@ MOCK_API CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&version, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -535,10 +507,8 @@ MOCK_API CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestP
     cubind_mock_arg(&leastPriority, sizeof(int *));
     cubind_mock_arg(&greatestPriority, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (leastPriority != NULL)
-            memset(leastPriority, 0, sizeof *leastPriority);
-        if (greatestPriority != NULL)
-            memset(greatestPriority, 0, sizeof *greatestPriority);
+        cubind_mock_zero(leastPriority, sizeof *leastPriority);
+        cubind_mock_zero(greatestPriority, sizeof *greatestPriority);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -557,8 +527,7 @@ MOCK_API CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexe
     cubind_mock_arg(&pExecAffinity, sizeof(CUexecAffinityParam *));
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pExecAffinity != NULL)
-            memset(pExecAffinity, 0, sizeof *pExecAffinity);
+        cubind_mock_zero(pExecAffinity, sizeof *pExecAffinity);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -590,8 +559,7 @@ MOCK_API CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pctx != NULL)
-            memset(pctx, 0, sizeof *pctx);
+        cubind_mock_zero(pctx, sizeof *pctx);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -610,8 +578,7 @@ MOCK_API CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
     cubind_mock_begin("cuCtxGetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&pConfig, sizeof(CUsharedconfig *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pConfig != NULL)
-            memset(pConfig, 0, sizeof *pConfig);
+        cubind_mock_zero(pConfig, sizeof *pConfig);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -631,8 +598,7 @@ MOCK_API CUresult cuModuleLoad(CUmodule *module, const char *fname)
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fname, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (module != NULL)
-            memset(module, 0, sizeof *module);
+        cubind_mock_zero(module, sizeof *module);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -644,8 +610,7 @@ MOCK_API CUresult cuModuleLoadData(CUmodule *module, const void *image)
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&image, sizeof(const void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (module != NULL)
-            memset(module, 0, sizeof *module);
+        cubind_mock_zero(module, sizeof *module);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -660,12 +625,9 @@ MOCK_API CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsign
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (module != NULL)
-            memset(module, 0, sizeof *module);
-        if (options != NULL)
-            memset(options, 0, sizeof *options);
-        if (optionValues != NULL)
-            memset(optionValues, 0, sizeof *optionValues);
+        cubind_mock_zero(module, sizeof *module);
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -677,8 +639,7 @@ MOCK_API CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fatCubin, sizeof(const void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (module != NULL)
-            memset(module, 0, sizeof *module);
+        cubind_mock_zero(module, sizeof *module);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -697,8 +658,7 @@ MOCK_API CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
     cubind_mock_begin("cuModuleGetLoadingMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUmoduleLoadingMode *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -711,8 +671,7 @@ MOCK_API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const ch
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (hfunc != NULL)
-            memset(hfunc, 0, sizeof *hfunc);
+        cubind_mock_zero(hfunc, sizeof *hfunc);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -747,10 +706,8 @@ MOCK_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodul
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr != NULL)
-            memset(dptr, 0, sizeof *dptr);
-        if (bytes != NULL)
-            memset(bytes, 0, sizeof *bytes);
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(bytes, sizeof *bytes);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -764,12 +721,9 @@ MOCK_API CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options
     cubind_mock_arg(&optionValues, sizeof(void **));
     cubind_mock_arg(&stateOut, sizeof(CUlinkState *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (options != NULL)
-            memset(options, 0, sizeof *options);
-        if (optionValues != NULL)
-            memset(optionValues, 0, sizeof *optionValues);
-        if (stateOut != NULL)
-            memset(stateOut, 0, sizeof *stateOut);
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
+        cubind_mock_zero(stateOut, sizeof *stateOut);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -787,10 +741,8 @@ MOCK_API CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void 
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (options != NULL)
-            memset(options, 0, sizeof *options);
-        if (optionValues != NULL)
-            memset(optionValues, 0, sizeof *optionValues);
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -806,10 +758,8 @@ MOCK_API CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (options != NULL)
-            memset(options, 0, sizeof *options);
-        if (optionValues != NULL)
-            memset(optionValues, 0, sizeof *optionValues);
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -822,10 +772,8 @@ MOCK_API CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *siz
     cubind_mock_arg(&cubinOut, sizeof(void **));
     cubind_mock_arg(&sizeOut, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cubinOut != NULL)
-            memset(cubinOut, 0, sizeof *cubinOut);
-        if (sizeOut != NULL)
-            memset(sizeOut, 0, sizeof *sizeOut);
+        cubind_mock_zero(cubinOut, sizeof *cubinOut);
+        cubind_mock_zero(sizeOut, sizeof *sizeOut);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -846,8 +794,7 @@ MOCK_API CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pTexRef != NULL)
-            memset(pTexRef, 0, sizeof *pTexRef);
+        cubind_mock_zero(pTexRef, sizeof *pTexRef);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -860,8 +807,7 @@ MOCK_API CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const c
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pSurfRef != NULL)
-            memset(pSurfRef, 0, sizeof *pSurfRef);
+        cubind_mock_zero(pSurfRef, sizeof *pSurfRef);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1068,10 +1014,8 @@ MOCK_API CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
     cubind_mock_arg(&free, sizeof(size_t *));
     cubind_mock_arg(&total, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (free != NULL)
-            memset(free, 0, sizeof *free);
-        if (total != NULL)
-            memset(total, 0, sizeof *total);
+        cubind_mock_zero(free, sizeof *free);
+        cubind_mock_zero(total, sizeof *total);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1083,8 +1027,7 @@ MOCK_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr != NULL)
-            memset(dptr, 0, sizeof *dptr);
+        cubind_mock_zero(dptr, sizeof *dptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1099,10 +1042,8 @@ MOCK_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t W
     cubind_mock_arg(&Height, sizeof(size_t));
     cubind_mock_arg(&ElementSizeBytes, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr != NULL)
-            memset(dptr, 0, sizeof *dptr);
-        if (pPitch != NULL)
-            memset(pPitch, 0, sizeof *pPitch);
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(pPitch, sizeof *pPitch);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1123,10 +1064,8 @@ MOCK_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUd
     cubind_mock_arg(&psize, sizeof(size_t *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pbase != NULL)
-            memset(pbase, 0, sizeof *pbase);
-        if (psize != NULL)
-            memset(psize, 0, sizeof *psize);
+        cubind_mock_zero(pbase, sizeof *pbase);
+        cubind_mock_zero(psize, sizeof *psize);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1138,8 +1077,7 @@ MOCK_API CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
     cubind_mock_arg(&pp, sizeof(void **));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pp != NULL)
-            memset(pp, 0, sizeof *pp);
+        cubind_mock_zero(pp, sizeof *pp);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1160,8 +1098,7 @@ MOCK_API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pp != NULL)
-            memset(pp, 0, sizeof *pp);
+        cubind_mock_zero(pp, sizeof *pp);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1174,8 +1111,7 @@ MOCK_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsi
     cubind_mock_arg(&p, sizeof(void *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pdptr != NULL)
-            memset(pdptr, 0, sizeof *pdptr);
+        cubind_mock_zero(pdptr, sizeof *pdptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1187,8 +1123,7 @@ MOCK_API CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&p, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pFlags != NULL)
-            memset(pFlags, 0, sizeof *pFlags);
+        cubind_mock_zero(pFlags, sizeof *pFlags);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1201,8 +1136,7 @@ MOCK_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr != NULL)
-            memset(dptr, 0, sizeof *dptr);
+        cubind_mock_zero(dptr, sizeof *dptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1236,8 +1170,7 @@ MOCK_API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
     cubind_mock_arg(&dev, sizeof(CUdevice *));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dev != NULL)
-            memset(dev, 0, sizeof *dev);
+        cubind_mock_zero(dev, sizeof *dev);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1250,8 +1183,7 @@ MOCK_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pciBusId != NULL)
-            memset(pciBusId, 0, sizeof *pciBusId);
+        cubind_mock_zero(pciBusId, sizeof *pciBusId);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1263,8 +1195,7 @@ MOCK_API CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
     cubind_mock_arg(&pHandle, sizeof(CUipcEventHandle *));
     cubind_mock_arg(&event, sizeof(CUevent));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pHandle != NULL)
-            memset(pHandle, 0, sizeof *pHandle);
+        cubind_mock_zero(pHandle, sizeof *pHandle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1276,8 +1207,7 @@ MOCK_API CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&handle, sizeof(CUipcEventHandle));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phEvent != NULL)
-            memset(phEvent, 0, sizeof *phEvent);
+        cubind_mock_zero(phEvent, sizeof *phEvent);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1289,8 +1219,7 @@ MOCK_API CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
     cubind_mock_arg(&pHandle, sizeof(CUipcMemHandle *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pHandle != NULL)
-            memset(pHandle, 0, sizeof *pHandle);
+        cubind_mock_zero(pHandle, sizeof *pHandle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1303,8 +1232,7 @@ MOCK_API CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handl
     cubind_mock_arg(&handle, sizeof(CUipcMemHandle));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pdptr != NULL)
-            memset(pdptr, 0, sizeof *pdptr);
+        cubind_mock_zero(pdptr, sizeof *pdptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1756,8 +1684,7 @@ MOCK_API CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY_DESCRIPTOR *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pHandle != NULL)
-            memset(pHandle, 0, sizeof *pHandle);
+        cubind_mock_zero(pHandle, sizeof *pHandle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1769,8 +1696,7 @@ MOCK_API CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescripto
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pArrayDescriptor != NULL)
-            memset(pArrayDescriptor, 0, sizeof *pArrayDescriptor);
+        cubind_mock_zero(pArrayDescriptor, sizeof *pArrayDescriptor);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1782,8 +1708,7 @@ MOCK_API CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *spars
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&array, sizeof(CUarray));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sparseProperties != NULL)
-            memset(sparseProperties, 0, sizeof *sparseProperties);
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1795,8 +1720,7 @@ MOCK_API CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTI
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sparseProperties != NULL)
-            memset(sparseProperties, 0, sizeof *sparseProperties);
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1809,8 +1733,7 @@ MOCK_API CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *m
     cubind_mock_arg(&array, sizeof(CUarray));
     cubind_mock_arg(&device, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (memoryRequirements != NULL)
-            memset(memoryRequirements, 0, sizeof *memoryRequirements);
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1823,8 +1746,7 @@ MOCK_API CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIR
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
     cubind_mock_arg(&device, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (memoryRequirements != NULL)
-            memset(memoryRequirements, 0, sizeof *memoryRequirements);
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1837,8 +1759,7 @@ MOCK_API CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned
     cubind_mock_arg(&hArray, sizeof(CUarray));
     cubind_mock_arg(&planeIdx, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pPlaneArray != NULL)
-            memset(pPlaneArray, 0, sizeof *pPlaneArray);
+        cubind_mock_zero(pPlaneArray, sizeof *pPlaneArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1858,8 +1779,7 @@ MOCK_API CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRI
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pHandle != NULL)
-            memset(pHandle, 0, sizeof *pHandle);
+        cubind_mock_zero(pHandle, sizeof *pHandle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1871,8 +1791,7 @@ MOCK_API CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescr
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pArrayDescriptor != NULL)
-            memset(pArrayDescriptor, 0, sizeof *pArrayDescriptor);
+        cubind_mock_zero(pArrayDescriptor, sizeof *pArrayDescriptor);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1885,8 +1804,7 @@ MOCK_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_A
     cubind_mock_arg(&pMipmappedArrayDesc, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&numMipmapLevels, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pHandle != NULL)
-            memset(pHandle, 0, sizeof *pHandle);
+        cubind_mock_zero(pHandle, sizeof *pHandle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1899,8 +1817,7 @@ MOCK_API CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArra
     cubind_mock_arg(&hMipmappedArray, sizeof(CUmipmappedArray));
     cubind_mock_arg(&level, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pLevelArray != NULL)
-            memset(pLevelArray, 0, sizeof *pLevelArray);
+        cubind_mock_zero(pLevelArray, sizeof *pLevelArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1948,8 +1865,7 @@ MOCK_API CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alig
     cubind_mock_arg(&addr, sizeof(CUdeviceptr));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ptr != NULL)
-            memset(ptr, 0, sizeof *ptr);
+        cubind_mock_zero(ptr, sizeof *ptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1972,8 +1888,7 @@ MOCK_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2006,8 +1921,7 @@ MOCK_API CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int c
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mapInfoList != NULL)
-            memset(mapInfoList, 0, sizeof *mapInfoList);
+        cubind_mock_zero(mapInfoList, sizeof *mapInfoList);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2040,8 +1954,7 @@ MOCK_API CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation 
     cubind_mock_arg(&location, sizeof(const CUmemLocation *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
+        cubind_mock_zero(flags, sizeof *flags);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2065,8 +1978,7 @@ MOCK_API CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h
     cubind_mock_arg(&osHandle, sizeof(void *));
     cubind_mock_arg(&shHandleType, sizeof(CUmemAllocationHandleType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2079,8 +1991,7 @@ MOCK_API CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmem
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
     cubind_mock_arg(&option, sizeof(CUmemAllocationGranularity_flags));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (granularity != NULL)
-            memset(granularity, 0, sizeof *granularity);
+        cubind_mock_zero(granularity, sizeof *granularity);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2092,8 +2003,7 @@ MOCK_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *pr
     cubind_mock_arg(&prop, sizeof(CUmemAllocationProp *));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (prop != NULL)
-            memset(prop, 0, sizeof *prop);
+        cubind_mock_zero(prop, sizeof *prop);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2105,8 +2015,7 @@ MOCK_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *hand
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&addr, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2128,8 +2037,7 @@ MOCK_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream h
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr != NULL)
-            memset(dptr, 0, sizeof *dptr);
+        cubind_mock_zero(dptr, sizeof *dptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2181,10 +2089,8 @@ MOCK_API CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memP
     cubind_mock_arg(&memPool, sizeof(CUmemoryPool));
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
-        if (location != NULL)
-            memset(location, 0, sizeof *location);
+        cubind_mock_zero(flags, sizeof *flags);
+        cubind_mock_zero(location, sizeof *location);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2248,8 +2154,7 @@ MOCK_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CU
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr != NULL)
-            memset(dptr, 0, sizeof *dptr);
+        cubind_mock_zero(dptr, sizeof *dptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2274,8 +2179,7 @@ MOCK_API CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, voi
     cubind_mock_arg(&handleType, sizeof(CUmemAllocationHandleType));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pool_out != NULL)
-            memset(pool_out, 0, sizeof *pool_out);
+        cubind_mock_zero(pool_out, sizeof *pool_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2287,8 +2191,7 @@ MOCK_API CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, 
     cubind_mock_arg(&shareData_out, sizeof(CUmemPoolPtrExportData *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (shareData_out != NULL)
-            memset(shareData_out, 0, sizeof *shareData_out);
+        cubind_mock_zero(shareData_out, sizeof *shareData_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2301,10 +2204,8 @@ MOCK_API CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&shareData, sizeof(CUmemPoolPtrExportData *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ptr_out != NULL)
-            memset(ptr_out, 0, sizeof *ptr_out);
-        if (shareData != NULL)
-            memset(shareData, 0, sizeof *shareData);
+        cubind_mock_zero(ptr_out, sizeof *ptr_out);
+        cubind_mock_zero(shareData, sizeof *shareData);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2482,12 +2383,9 @@ MOCK_API CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_
     cubind_mock_arg(&devPtr, sizeof(CUdeviceptr));
     cubind_mock_arg(&count, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (data != NULL)
-            memset(data, 0, sizeof *data);
-        if (dataSizes != NULL)
-            memset(dataSizes, 0, sizeof *dataSizes);
-        if (attributes != NULL)
-            memset(attributes, 0, sizeof *attributes);
+        cubind_mock_zero(data, sizeof *data);
+        cubind_mock_zero(dataSizes, sizeof *dataSizes);
+        cubind_mock_zero(attributes, sizeof *attributes);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2511,10 +2409,8 @@ MOCK_API CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_a
     cubind_mock_arg(&data, sizeof(void **));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (attributes != NULL)
-            memset(attributes, 0, sizeof *attributes);
-        if (data != NULL)
-            memset(data, 0, sizeof *data);
+        cubind_mock_zero(attributes, sizeof *attributes);
+        cubind_mock_zero(data, sizeof *data);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2526,8 +2422,7 @@ MOCK_API CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
     cubind_mock_arg(&phStream, sizeof(CUstream *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phStream != NULL)
-            memset(phStream, 0, sizeof *phStream);
+        cubind_mock_zero(phStream, sizeof *phStream);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2540,8 +2435,7 @@ MOCK_API CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int fl
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phStream != NULL)
-            memset(phStream, 0, sizeof *phStream);
+        cubind_mock_zero(phStream, sizeof *phStream);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2553,8 +2447,7 @@ MOCK_API CUresult cuStreamGetPriority(CUstream hStream, int *priority)
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&priority, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (priority != NULL)
-            memset(priority, 0, sizeof *priority);
+        cubind_mock_zero(priority, sizeof *priority);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2576,8 +2469,7 @@ MOCK_API CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
+        cubind_mock_zero(flags, sizeof *flags);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2599,8 +2491,7 @@ MOCK_API CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pctx != NULL)
-            memset(pctx, 0, sizeof *pctx);
+        cubind_mock_zero(pctx, sizeof *pctx);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2666,8 +2557,7 @@ MOCK_API CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
     cubind_mock_begin("cuThreadExchangeStreamCaptureMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUstreamCaptureMode *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2679,8 +2569,7 @@ MOCK_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraph != NULL)
-            memset(phGraph, 0, sizeof *phGraph);
+        cubind_mock_zero(phGraph, sizeof *phGraph);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2692,8 +2581,7 @@ MOCK_API CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *c
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&captureStatus, sizeof(CUstreamCaptureStatus *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (captureStatus != NULL)
-            memset(captureStatus, 0, sizeof *captureStatus);
+        cubind_mock_zero(captureStatus, sizeof *captureStatus);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2778,8 +2666,7 @@ MOCK_API CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CU
     cubind_mock_arg(&attr, sizeof(CUstreamAttrID));
     cubind_mock_arg(&value_out, sizeof(CUstreamAttrValue *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value_out != NULL)
-            memset(value_out, 0, sizeof *value_out);
+        cubind_mock_zero(value_out, sizeof *value_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2801,8 +2688,7 @@ MOCK_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phEvent != NULL)
-            memset(phEvent, 0, sizeof *phEvent);
+        cubind_mock_zero(phEvent, sizeof *phEvent);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2858,8 +2744,7 @@ MOCK_API CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUeve
     cubind_mock_arg(&hStart, sizeof(CUevent));
     cubind_mock_arg(&hEnd, sizeof(CUevent));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pMilliseconds != NULL)
-            memset(pMilliseconds, 0, sizeof *pMilliseconds);
+        cubind_mock_zero(pMilliseconds, sizeof *pMilliseconds);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2871,8 +2756,7 @@ MOCK_API CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUD
     cubind_mock_arg(&extMem_out, sizeof(CUexternalMemory *));
     cubind_mock_arg(&memHandleDesc, sizeof(const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (extMem_out != NULL)
-            memset(extMem_out, 0, sizeof *extMem_out);
+        cubind_mock_zero(extMem_out, sizeof *extMem_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2885,8 +2769,7 @@ MOCK_API CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexterna
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&bufferDesc, sizeof(const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (devPtr != NULL)
-            memset(devPtr, 0, sizeof *devPtr);
+        cubind_mock_zero(devPtr, sizeof *devPtr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2899,8 +2782,7 @@ MOCK_API CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipm
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&mipmapDesc, sizeof(const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mipmap != NULL)
-            memset(mipmap, 0, sizeof *mipmap);
+        cubind_mock_zero(mipmap, sizeof *mipmap);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2920,8 +2802,7 @@ MOCK_API CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, con
     cubind_mock_arg(&extSem_out, sizeof(CUexternalSemaphore *));
     cubind_mock_arg(&semHandleDesc, sizeof(const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (extSem_out != NULL)
-            memset(extSem_out, 0, sizeof *extSem_out);
+        cubind_mock_zero(extSem_out, sizeof *extSem_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3009,8 +2890,7 @@ MOCK_API CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUs
     cubind_mock_arg(&paramArray, sizeof(CUstreamBatchMemOpParams *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (paramArray != NULL)
-            memset(paramArray, 0, sizeof *paramArray);
+        cubind_mock_zero(paramArray, sizeof *paramArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3023,8 +2903,7 @@ MOCK_API CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfun
     cubind_mock_arg(&attrib, sizeof(CUfunction_attribute));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pi != NULL)
-            memset(pi, 0, sizeof *pi);
+        cubind_mock_zero(pi, sizeof *pi);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3055,8 +2934,7 @@ MOCK_API CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
     cubind_mock_arg(&hmod, sizeof(CUmodule *));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (hmod != NULL)
-            memset(hmod, 0, sizeof *hmod);
+        cubind_mock_zero(hmod, sizeof *hmod);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3118,10 +2996,8 @@ MOCK_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned i
     cubind_mock_arg(&kernelParams, sizeof(void **));
     cubind_mock_arg(&extra, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (kernelParams != NULL)
-            memset(kernelParams, 0, sizeof *kernelParams);
-        if (extra != NULL)
-            memset(extra, 0, sizeof *extra);
+        cubind_mock_zero(kernelParams, sizeof *kernelParams);
+        cubind_mock_zero(extra, sizeof *extra);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3135,10 +3011,8 @@ MOCK_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, v
     cubind_mock_arg(&kernelParams, sizeof(void **));
     cubind_mock_arg(&extra, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (kernelParams != NULL)
-            memset(kernelParams, 0, sizeof *kernelParams);
-        if (extra != NULL)
-            memset(extra, 0, sizeof *extra);
+        cubind_mock_zero(kernelParams, sizeof *kernelParams);
+        cubind_mock_zero(extra, sizeof *extra);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3158,8 +3032,7 @@ MOCK_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&kernelParams, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (kernelParams != NULL)
-            memset(kernelParams, 0, sizeof *kernelParams);
+        cubind_mock_zero(kernelParams, sizeof *kernelParams);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3172,8 +3045,7 @@ MOCK_API CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launc
     cubind_mock_arg(&numDevices, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (launchParamsList != NULL)
-            memset(launchParamsList, 0, sizeof *launchParamsList);
+        cubind_mock_zero(launchParamsList, sizeof *launchParamsList);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3303,8 +3175,7 @@ MOCK_API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraph != NULL)
-            memset(phGraph, 0, sizeof *phGraph);
+        cubind_mock_zero(phGraph, sizeof *phGraph);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3353,8 +3224,7 @@ MOCK_API CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
     cubind_mock_arg(&copyParams, sizeof(const CUDA_MEMCPY3D *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3366,8 +3236,7 @@ MOCK_API CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *n
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMCPY3D *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nodeParams != NULL)
-            memset(nodeParams, 0, sizeof *nodeParams);
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3392,8 +3261,7 @@ MOCK_API CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
     cubind_mock_arg(&memsetParams, sizeof(const CUDA_MEMSET_NODE_PARAMS *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3405,8 +3273,7 @@ MOCK_API CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMSET_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nodeParams != NULL)
-            memset(nodeParams, 0, sizeof *nodeParams);
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3430,8 +3297,7 @@ MOCK_API CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, c
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_HOST_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3443,8 +3309,7 @@ MOCK_API CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PAR
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_HOST_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nodeParams != NULL)
-            memset(nodeParams, 0, sizeof *nodeParams);
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3468,8 +3333,7 @@ MOCK_API CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGr
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&childGraph, sizeof(CUgraph));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3481,8 +3345,7 @@ MOCK_API CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGr
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraph != NULL)
-            memset(phGraph, 0, sizeof *phGraph);
+        cubind_mock_zero(phGraph, sizeof *phGraph);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3496,8 +3359,7 @@ MOCK_API CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, 
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3512,8 +3374,7 @@ MOCK_API CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hG
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(CUevent));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3525,8 +3386,7 @@ MOCK_API CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *eve
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (event_out != NULL)
-            memset(event_out, 0, sizeof *event_out);
+        cubind_mock_zero(event_out, sizeof *event_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3550,8 +3410,7 @@ MOCK_API CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGra
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(CUevent));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3563,8 +3422,7 @@ MOCK_API CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (event_out != NULL)
-            memset(event_out, 0, sizeof *event_out);
+        cubind_mock_zero(event_out, sizeof *event_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3588,8 +3446,7 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNod
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3601,8 +3458,7 @@ MOCK_API CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (params_out != NULL)
-            memset(params_out, 0, sizeof *params_out);
+        cubind_mock_zero(params_out, sizeof *params_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3626,8 +3482,7 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode,
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3639,8 +3494,7 @@ MOCK_API CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, 
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (params_out != NULL)
-            memset(params_out, 0, sizeof *params_out);
+        cubind_mock_zero(params_out, sizeof *params_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3731,8 +3585,7 @@ MOCK_API CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3744,8 +3597,7 @@ MOCK_API CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dp
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&dptr_out, sizeof(CUdeviceptr *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr_out != NULL)
-            memset(dptr_out, 0, sizeof *dptr_out);
+        cubind_mock_zero(dptr_out, sizeof *dptr_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3785,8 +3637,7 @@ MOCK_API CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
     cubind_mock_arg(&phGraphClone, sizeof(CUgraph *));
     cubind_mock_arg(&originalGraph, sizeof(CUgraph));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphClone != NULL)
-            memset(phGraphClone, 0, sizeof *phGraphClone);
+        cubind_mock_zero(phGraphClone, sizeof *phGraphClone);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3799,8 +3650,7 @@ MOCK_API CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOrigi
     cubind_mock_arg(&hOriginalNode, sizeof(CUgraphNode));
     cubind_mock_arg(&hClonedGraph, sizeof(CUgraph));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phNode != NULL)
-            memset(phNode, 0, sizeof *phNode);
+        cubind_mock_zero(phNode, sizeof *phNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3812,8 +3662,7 @@ MOCK_API CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&type, sizeof(CUgraphNodeType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (type != NULL)
-            memset(type, 0, sizeof *type);
+        cubind_mock_zero(type, sizeof *type);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3826,10 +3675,8 @@ MOCK_API CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *nu
     cubind_mock_arg(&nodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numNodes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nodes != NULL)
-            memset(nodes, 0, sizeof *nodes);
-        if (numNodes != NULL)
-            memset(numNodes, 0, sizeof *numNodes);
+        cubind_mock_zero(nodes, sizeof *nodes);
+        cubind_mock_zero(numNodes, sizeof *numNodes);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3842,10 +3689,8 @@ MOCK_API CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, si
     cubind_mock_arg(&rootNodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numRootNodes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rootNodes != NULL)
-            memset(rootNodes, 0, sizeof *rootNodes);
-        if (numRootNodes != NULL)
-            memset(numRootNodes, 0, sizeof *numRootNodes);
+        cubind_mock_zero(rootNodes, sizeof *rootNodes);
+        cubind_mock_zero(numRootNodes, sizeof *numRootNodes);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3929,8 +3774,7 @@ MOCK_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph 
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphExec != NULL)
-            memset(phGraphExec, 0, sizeof *phGraphExec);
+        cubind_mock_zero(phGraphExec, sizeof *phGraphExec);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4067,8 +3911,7 @@ MOCK_API CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNod
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (isEnabled != NULL)
-            memset(isEnabled, 0, sizeof *isEnabled);
+        cubind_mock_zero(isEnabled, sizeof *isEnabled);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4135,8 +3978,7 @@ MOCK_API CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeA
     cubind_mock_arg(&attr, sizeof(CUkernelNodeAttrID));
     cubind_mock_arg(&value_out, sizeof(CUkernelNodeAttrValue *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value_out != NULL)
-            memset(value_out, 0, sizeof *value_out);
+        cubind_mock_zero(value_out, sizeof *value_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4171,8 +4013,7 @@ MOCK_API CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhost
     cubind_mock_arg(&initialRefcount, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (object_out != NULL)
-            memset(object_out, 0, sizeof *object_out);
+        cubind_mock_zero(object_out, sizeof *object_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4273,8 +4114,7 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CU
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numBlocks != NULL)
-            memset(numBlocks, 0, sizeof *numBlocks);
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4289,8 +4129,7 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numB
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numBlocks != NULL)
-            memset(numBlocks, 0, sizeof *numBlocks);
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4306,10 +4145,8 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockS
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&blockSizeLimit, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (minGridSize != NULL)
-            memset(minGridSize, 0, sizeof *minGridSize);
-        if (blockSize != NULL)
-            memset(blockSize, 0, sizeof *blockSize);
+        cubind_mock_zero(minGridSize, sizeof *minGridSize);
+        cubind_mock_zero(blockSize, sizeof *blockSize);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4326,10 +4163,8 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, in
     cubind_mock_arg(&blockSizeLimit, sizeof(int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (minGridSize != NULL)
-            memset(minGridSize, 0, sizeof *minGridSize);
-        if (blockSize != NULL)
-            memset(blockSize, 0, sizeof *blockSize);
+        cubind_mock_zero(minGridSize, sizeof *minGridSize);
+        cubind_mock_zero(blockSize, sizeof *blockSize);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4343,8 +4178,7 @@ MOCK_API CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSiz
     cubind_mock_arg(&numBlocks, sizeof(int));
     cubind_mock_arg(&blockSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dynamicSmemSize != NULL)
-            memset(dynamicSmemSize, 0, sizeof *dynamicSmemSize);
+        cubind_mock_zero(dynamicSmemSize, sizeof *dynamicSmemSize);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4357,8 +4191,7 @@ MOCK_API CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunctio
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (clusterSize != NULL)
-            memset(clusterSize, 0, sizeof *clusterSize);
+        cubind_mock_zero(clusterSize, sizeof *clusterSize);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4371,8 +4204,7 @@ MOCK_API CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numClusters != NULL)
-            memset(numClusters, 0, sizeof *numClusters);
+        cubind_mock_zero(numClusters, sizeof *numClusters);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4406,8 +4238,7 @@ MOCK_API CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CU
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     cubind_mock_arg(&bytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ByteOffset != NULL)
-            memset(ByteOffset, 0, sizeof *ByteOffset);
+        cubind_mock_zero(ByteOffset, sizeof *ByteOffset);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4496,8 +4327,7 @@ MOCK_API CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&pBorderColor, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBorderColor != NULL)
-            memset(pBorderColor, 0, sizeof *pBorderColor);
+        cubind_mock_zero(pBorderColor, sizeof *pBorderColor);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4518,8 +4348,7 @@ MOCK_API CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pdptr != NULL)
-            memset(pdptr, 0, sizeof *pdptr);
+        cubind_mock_zero(pdptr, sizeof *pdptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4531,8 +4360,7 @@ MOCK_API CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phArray != NULL)
-            memset(phArray, 0, sizeof *phArray);
+        cubind_mock_zero(phArray, sizeof *phArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4544,8 +4372,7 @@ MOCK_API CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, 
     cubind_mock_arg(&phMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phMipmappedArray != NULL)
-            memset(phMipmappedArray, 0, sizeof *phMipmappedArray);
+        cubind_mock_zero(phMipmappedArray, sizeof *phMipmappedArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4558,8 +4385,7 @@ MOCK_API CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, 
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&dim, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pam != NULL)
-            memset(pam, 0, sizeof *pam);
+        cubind_mock_zero(pam, sizeof *pam);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4571,8 +4397,7 @@ MOCK_API CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pfm != NULL)
-            memset(pfm, 0, sizeof *pfm);
+        cubind_mock_zero(pfm, sizeof *pfm);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4585,10 +4410,8 @@ MOCK_API CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, 
     cubind_mock_arg(&pNumChannels, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pFormat != NULL)
-            memset(pFormat, 0, sizeof *pFormat);
-        if (pNumChannels != NULL)
-            memset(pNumChannels, 0, sizeof *pNumChannels);
+        cubind_mock_zero(pFormat, sizeof *pFormat);
+        cubind_mock_zero(pNumChannels, sizeof *pNumChannels);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4600,8 +4423,7 @@ MOCK_API CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexR
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pfm != NULL)
-            memset(pfm, 0, sizeof *pfm);
+        cubind_mock_zero(pfm, sizeof *pfm);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4613,8 +4435,7 @@ MOCK_API CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
     cubind_mock_arg(&pbias, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pbias != NULL)
-            memset(pbias, 0, sizeof *pbias);
+        cubind_mock_zero(pbias, sizeof *pbias);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4627,10 +4448,8 @@ MOCK_API CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float
     cubind_mock_arg(&pmaxMipmapLevelClamp, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pminMipmapLevelClamp != NULL)
-            memset(pminMipmapLevelClamp, 0, sizeof *pminMipmapLevelClamp);
-        if (pmaxMipmapLevelClamp != NULL)
-            memset(pmaxMipmapLevelClamp, 0, sizeof *pmaxMipmapLevelClamp);
+        cubind_mock_zero(pminMipmapLevelClamp, sizeof *pminMipmapLevelClamp);
+        cubind_mock_zero(pmaxMipmapLevelClamp, sizeof *pmaxMipmapLevelClamp);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4642,8 +4461,7 @@ MOCK_API CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
     cubind_mock_arg(&pmaxAniso, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pmaxAniso != NULL)
-            memset(pmaxAniso, 0, sizeof *pmaxAniso);
+        cubind_mock_zero(pmaxAniso, sizeof *pmaxAniso);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4655,8 +4473,7 @@ MOCK_API CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
     cubind_mock_arg(&pBorderColor, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBorderColor != NULL)
-            memset(pBorderColor, 0, sizeof *pBorderColor);
+        cubind_mock_zero(pBorderColor, sizeof *pBorderColor);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4668,8 +4485,7 @@ MOCK_API CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pFlags != NULL)
-            memset(pFlags, 0, sizeof *pFlags);
+        cubind_mock_zero(pFlags, sizeof *pFlags);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4680,8 +4496,7 @@ MOCK_API CUresult cuTexRefCreate(CUtexref *pTexRef)
     cubind_mock_begin("cuTexRefCreate", __builtin_return_address(0));
     cubind_mock_arg(&pTexRef, sizeof(CUtexref *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pTexRef != NULL)
-            memset(pTexRef, 0, sizeof *pTexRef);
+        cubind_mock_zero(pTexRef, sizeof *pTexRef);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4711,8 +4526,7 @@ MOCK_API CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hSurfRef, sizeof(CUsurfref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phArray != NULL)
-            memset(phArray, 0, sizeof *phArray);
+        cubind_mock_zero(phArray, sizeof *phArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4726,8 +4540,7 @@ MOCK_API CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE
     cubind_mock_arg(&pTexDesc, sizeof(const CUDA_TEXTURE_DESC *));
     cubind_mock_arg(&pResViewDesc, sizeof(const CUDA_RESOURCE_VIEW_DESC *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pTexObject != NULL)
-            memset(pTexObject, 0, sizeof *pTexObject);
+        cubind_mock_zero(pTexObject, sizeof *pTexObject);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4747,8 +4560,7 @@ MOCK_API CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtex
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pResDesc != NULL)
-            memset(pResDesc, 0, sizeof *pResDesc);
+        cubind_mock_zero(pResDesc, sizeof *pResDesc);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4760,8 +4572,7 @@ MOCK_API CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexOb
     cubind_mock_arg(&pTexDesc, sizeof(CUDA_TEXTURE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pTexDesc != NULL)
-            memset(pTexDesc, 0, sizeof *pTexDesc);
+        cubind_mock_zero(pTexDesc, sizeof *pTexDesc);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4773,8 +4584,7 @@ MOCK_API CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResVi
     cubind_mock_arg(&pResViewDesc, sizeof(CUDA_RESOURCE_VIEW_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pResViewDesc != NULL)
-            memset(pResViewDesc, 0, sizeof *pResViewDesc);
+        cubind_mock_zero(pResViewDesc, sizeof *pResViewDesc);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4786,8 +4596,7 @@ MOCK_API CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOU
     cubind_mock_arg(&pSurfObject, sizeof(CUsurfObject *));
     cubind_mock_arg(&pResDesc, sizeof(const CUDA_RESOURCE_DESC *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pSurfObject != NULL)
-            memset(pSurfObject, 0, sizeof *pSurfObject);
+        cubind_mock_zero(pSurfObject, sizeof *pSurfObject);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4807,8 +4616,7 @@ MOCK_API CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsu
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&surfObject, sizeof(CUsurfObject));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pResDesc != NULL)
-            memset(pResDesc, 0, sizeof *pResDesc);
+        cubind_mock_zero(pResDesc, sizeof *pResDesc);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4898,8 +4706,7 @@ MOCK_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevi
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&peerDev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (canAccessPeer != NULL)
-            memset(canAccessPeer, 0, sizeof *canAccessPeer);
+        cubind_mock_zero(canAccessPeer, sizeof *canAccessPeer);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4930,8 +4737,7 @@ MOCK_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attr
     cubind_mock_arg(&srcDevice, sizeof(CUdevice));
     cubind_mock_arg(&dstDevice, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4966,8 +4772,7 @@ MOCK_API CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphic
     cubind_mock_arg(&arrayIndex, sizeof(unsigned int));
     cubind_mock_arg(&mipLevel, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pArray != NULL)
-            memset(pArray, 0, sizeof *pArray);
+        cubind_mock_zero(pArray, sizeof *pArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4979,8 +4784,7 @@ MOCK_API CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pM
     cubind_mock_arg(&pMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pMipmappedArray != NULL)
-            memset(pMipmappedArray, 0, sizeof *pMipmappedArray);
+        cubind_mock_zero(pMipmappedArray, sizeof *pMipmappedArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4993,10 +4797,8 @@ MOCK_API CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, si
     cubind_mock_arg(&pSize, sizeof(size_t *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pDevPtr != NULL)
-            memset(pDevPtr, 0, sizeof *pDevPtr);
-        if (pSize != NULL)
-            memset(pSize, 0, sizeof *pSize);
+        cubind_mock_zero(pDevPtr, sizeof *pDevPtr);
+        cubind_mock_zero(pSize, sizeof *pSize);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5018,8 +4820,7 @@ MOCK_API CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource 
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (resources != NULL)
-            memset(resources, 0, sizeof *resources);
+        cubind_mock_zero(resources, sizeof *resources);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5032,8 +4833,7 @@ MOCK_API CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResourc
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (resources != NULL)
-            memset(resources, 0, sizeof *resources);
+        cubind_mock_zero(resources, sizeof *resources);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5102,8 +4902,7 @@ MOCK_API CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pEx
     cubind_mock_arg(&ppExportTable, sizeof(const void **));
     cubind_mock_arg(&pExportTableId, sizeof(const CUuuid *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ppExportTable != NULL)
-            memset(ppExportTable, 0, sizeof *ppExportTable);
+        cubind_mock_zero(ppExportTable, sizeof *ppExportTable);
     }
     return (CUresult)cubind_mock_status();
 }

@@ -23,8 +23,7 @@ MOCK_API CUresult cuGetErrorString(CUresult error, const char **pStr)
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pStr != NULL)
-            memset(pStr, 0, sizeof *pStr);
+        cubind_mock_zero(pStr, sizeof *pStr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -36,8 +35,7 @@ MOCK_API CUresult cuGetErrorName(CUresult error, const char **pStr)
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pStr != NULL)
-            memset(pStr, 0, sizeof *pStr);
+        cubind_mock_zero(pStr, sizeof *pStr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -55,8 +53,7 @@ MOCK_API CUresult cuDriverGetVersion(int *driverVersion)
     cubind_mock_begin("cuDriverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&driverVersion, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (driverVersion != NULL)
-            memset(driverVersion, 0, sizeof *driverVersion);
+        cubind_mock_zero(driverVersion, sizeof *driverVersion);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcuda reports it (encoded) */
@@ -80,8 +77,7 @@ MOCK_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
     cubind_mock_arg(&device, sizeof(CUdevice *));
     cubind_mock_arg(&ordinal, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device != NULL)
-            memset(device, 0, sizeof *device);
+        cubind_mock_zero(device, sizeof *device);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -92,8 +88,7 @@ MOCK_API CUresult cuDeviceGetCount(int *count)
     cubind_mock_begin("cuDeviceGetCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -106,8 +101,7 @@ MOCK_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (name != NULL)
-            memset(name, 0, sizeof *name);
+        cubind_mock_zero(name, sizeof *name);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -119,8 +113,7 @@ MOCK_API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
     cubind_mock_arg(&uuid, sizeof(CUuuid *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (uuid != NULL)
-            memset(uuid, 0, sizeof *uuid);
+        cubind_mock_zero(uuid, sizeof *uuid);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -133,10 +126,8 @@ MOCK_API CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUde
     cubind_mock_arg(&deviceNodeMask, sizeof(unsigned int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (luid != NULL)
-            memset(luid, 0, sizeof *luid);
-        if (deviceNodeMask != NULL)
-            memset(deviceNodeMask, 0, sizeof *deviceNodeMask);
+        cubind_mock_zero(luid, sizeof *luid);
+        cubind_mock_zero(deviceNodeMask, sizeof *deviceNodeMask);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -148,8 +139,7 @@ MOCK_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bytes != NULL)
-            memset(bytes, 0, sizeof *bytes);
+        cubind_mock_zero(bytes, sizeof *bytes);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -163,8 +153,7 @@ MOCK_API CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
     cubind_mock_arg(&numChannels, sizeof(unsigned int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (maxWidthInElements != NULL)
-            memset(maxWidthInElements, 0, sizeof *maxWidthInElements);
+        cubind_mock_zero(maxWidthInElements, sizeof *maxWidthInElements);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -177,8 +166,7 @@ MOCK_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdev
     cubind_mock_arg(&attrib, sizeof(CUdevice_attribute));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pi != NULL)
-            memset(pi, 0, sizeof *pi);
+        cubind_mock_zero(pi, sizeof *pi);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -192,8 +180,7 @@ MOCK_API CUresult cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, 
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (capabilities != NULL)
-            memset(capabilities, 0, sizeof *capabilities);
+        cubind_mock_zero(capabilities, sizeof *capabilities);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -224,8 +211,7 @@ MOCK_API CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
     cubind_mock_arg(&pool, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pool != NULL)
-            memset(pool, 0, sizeof *pool);
+        cubind_mock_zero(pool, sizeof *pool);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -237,8 +223,7 @@ MOCK_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev
     cubind_mock_arg(&pool_out, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pool_out != NULL)
-            memset(pool_out, 0, sizeof *pool_out);
+        cubind_mock_zero(pool_out, sizeof *pool_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -251,8 +236,7 @@ MOCK_API CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType typ
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pi != NULL)
-            memset(pi, 0, sizeof *pi);
+        cubind_mock_zero(pi, sizeof *pi);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -273,8 +257,7 @@ MOCK_API CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
     cubind_mock_arg(&prop, sizeof(CUdevprop *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (prop != NULL)
-            memset(prop, 0, sizeof *prop);
+        cubind_mock_zero(prop, sizeof *prop);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -287,10 +270,8 @@ MOCK_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev
     cubind_mock_arg(&minor, sizeof(int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (major != NULL)
-            memset(major, 0, sizeof *major);
-        if (minor != NULL)
-            memset(minor, 0, sizeof *minor);
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -302,8 +283,7 @@ MOCK_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pctx != NULL)
-            memset(pctx, 0, sizeof *pctx);
+        cubind_mock_zero(pctx, sizeof *pctx);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -333,10 +313,8 @@ MOCK_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, 
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     cubind_mock_arg(&active, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
-        if (active != NULL)
-            memset(active, 0, sizeof *active);
+        cubind_mock_zero(flags, sizeof *flags);
+        cubind_mock_zero(active, sizeof *active);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -358,10 +336,8 @@ MOCK_API CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreatePa
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pctx != NULL)
-            memset(pctx, 0, sizeof *pctx);
-        if (ctxCreateParams != NULL)
-            memset(ctxCreateParams, 0, sizeof *ctxCreateParams);
+        cubind_mock_zero(pctx, sizeof *pctx);
+        cubind_mock_zero(ctxCreateParams, sizeof *ctxCreateParams);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -388,8 +364,7 @@ MOCK_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
     cubind_mock_begin("cuCtxPopCurrent_v2", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pctx != NULL)
-            memset(pctx, 0, sizeof *pctx);
+        cubind_mock_zero(pctx, sizeof *pctx);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -408,8 +383,7 @@ MOCK_API CUresult cuCtxGetCurrent(CUcontext *pctx)
     cubind_mock_begin("cuCtxGetCurrent", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pctx != NULL)
-            memset(pctx, 0, sizeof *pctx);
+        cubind_mock_zero(pctx, sizeof *pctx);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -420,8 +394,7 @@ MOCK_API CUresult cuCtxGetDevice(CUdevice *device)
     cubind_mock_begin("cuCtxGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device != NULL)
-            memset(device, 0, sizeof *device);
+        cubind_mock_zero(device, sizeof *device);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -433,8 +406,7 @@ MOCK_API CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
     cubind_mock_arg(&device, sizeof(CUdevice *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device != NULL)
-            memset(device, 0, sizeof *device);
+        cubind_mock_zero(device, sizeof *device);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -445,8 +417,7 @@ MOCK_API CUresult cuCtxGetFlags(unsigned int *flags)
     cubind_mock_begin("cuCtxGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
+        cubind_mock_zero(flags, sizeof *flags);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -466,8 +437,7 @@ MOCK_API CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&ctxId, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ctxId != NULL)
-            memset(ctxId, 0, sizeof *ctxId);
+        cubind_mock_zero(ctxId, sizeof *ctxId);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -503,8 +473,7 @@ MOCK_API CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
     cubind_mock_arg(&pvalue, sizeof(size_t *));
     cubind_mock_arg(&limit, sizeof(CUlimit));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pvalue != NULL)
-            memset(pvalue, 0, sizeof *pvalue);
+        cubind_mock_zero(pvalue, sizeof *pvalue);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -515,8 +484,7 @@ MOCK_API CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
     cubind_mock_begin("cuCtxGetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&pconfig, sizeof(CUfunc_cache *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pconfig != NULL)
-            memset(pconfig, 0, sizeof *pconfig);
+        cubind_mock_zero(pconfig, sizeof *pconfig);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -536,8 +504,7 @@ MOCK_API CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&version, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -549,10 +516,8 @@ MOCK_API CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestP
     cubind_mock_arg(&leastPriority, sizeof(int *));
     cubind_mock_arg(&greatestPriority, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (leastPriority != NULL)
-            memset(leastPriority, 0, sizeof *leastPriority);
-        if (greatestPriority != NULL)
-            memset(greatestPriority, 0, sizeof *greatestPriority);
+        cubind_mock_zero(leastPriority, sizeof *leastPriority);
+        cubind_mock_zero(greatestPriority, sizeof *greatestPriority);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -571,8 +536,7 @@ MOCK_API CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexe
     cubind_mock_arg(&pExecAffinity, sizeof(CUexecAffinityParam *));
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pExecAffinity != NULL)
-            memset(pExecAffinity, 0, sizeof *pExecAffinity);
+        cubind_mock_zero(pExecAffinity, sizeof *pExecAffinity);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -602,8 +566,7 @@ MOCK_API CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pctx != NULL)
-            memset(pctx, 0, sizeof *pctx);
+        cubind_mock_zero(pctx, sizeof *pctx);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -622,8 +585,7 @@ MOCK_API CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
     cubind_mock_begin("cuCtxGetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&pConfig, sizeof(CUsharedconfig *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pConfig != NULL)
-            memset(pConfig, 0, sizeof *pConfig);
+        cubind_mock_zero(pConfig, sizeof *pConfig);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -643,8 +605,7 @@ MOCK_API CUresult cuModuleLoad(CUmodule *module, const char *fname)
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fname, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (module != NULL)
-            memset(module, 0, sizeof *module);
+        cubind_mock_zero(module, sizeof *module);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -656,8 +617,7 @@ MOCK_API CUresult cuModuleLoadData(CUmodule *module, const void *image)
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&image, sizeof(const void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (module != NULL)
-            memset(module, 0, sizeof *module);
+        cubind_mock_zero(module, sizeof *module);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -672,12 +632,9 @@ MOCK_API CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsign
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (module != NULL)
-            memset(module, 0, sizeof *module);
-        if (options != NULL)
-            memset(options, 0, sizeof *options);
-        if (optionValues != NULL)
-            memset(optionValues, 0, sizeof *optionValues);
+        cubind_mock_zero(module, sizeof *module);
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -689,8 +646,7 @@ MOCK_API CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fatCubin, sizeof(const void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (module != NULL)
-            memset(module, 0, sizeof *module);
+        cubind_mock_zero(module, sizeof *module);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -709,8 +665,7 @@ MOCK_API CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
     cubind_mock_begin("cuModuleGetLoadingMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUmoduleLoadingMode *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -723,8 +678,7 @@ MOCK_API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const ch
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (hfunc != NULL)
-            memset(hfunc, 0, sizeof *hfunc);
+        cubind_mock_zero(hfunc, sizeof *hfunc);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -736,8 +690,7 @@ MOCK_API CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&mod, sizeof(CUmodule));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -750,8 +703,7 @@ MOCK_API CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int
     cubind_mock_arg(&numFunctions, sizeof(unsigned int));
     cubind_mock_arg(&mod, sizeof(CUmodule));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (functions != NULL)
-            memset(functions, 0, sizeof *functions);
+        cubind_mock_zero(functions, sizeof *functions);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -765,10 +717,8 @@ MOCK_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodul
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr != NULL)
-            memset(dptr, 0, sizeof *dptr);
-        if (bytes != NULL)
-            memset(bytes, 0, sizeof *bytes);
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(bytes, sizeof *bytes);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -782,12 +732,9 @@ MOCK_API CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options
     cubind_mock_arg(&optionValues, sizeof(void **));
     cubind_mock_arg(&stateOut, sizeof(CUlinkState *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (options != NULL)
-            memset(options, 0, sizeof *options);
-        if (optionValues != NULL)
-            memset(optionValues, 0, sizeof *optionValues);
-        if (stateOut != NULL)
-            memset(stateOut, 0, sizeof *stateOut);
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
+        cubind_mock_zero(stateOut, sizeof *stateOut);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -805,10 +752,8 @@ MOCK_API CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void 
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (options != NULL)
-            memset(options, 0, sizeof *options);
-        if (optionValues != NULL)
-            memset(optionValues, 0, sizeof *optionValues);
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -824,10 +769,8 @@ MOCK_API CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (options != NULL)
-            memset(options, 0, sizeof *options);
-        if (optionValues != NULL)
-            memset(optionValues, 0, sizeof *optionValues);
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -840,10 +783,8 @@ MOCK_API CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *siz
     cubind_mock_arg(&cubinOut, sizeof(void **));
     cubind_mock_arg(&sizeOut, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cubinOut != NULL)
-            memset(cubinOut, 0, sizeof *cubinOut);
-        if (sizeOut != NULL)
-            memset(sizeOut, 0, sizeof *sizeOut);
+        cubind_mock_zero(cubinOut, sizeof *cubinOut);
+        cubind_mock_zero(sizeOut, sizeof *sizeOut);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -864,8 +805,7 @@ MOCK_API CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pTexRef != NULL)
-            memset(pTexRef, 0, sizeof *pTexRef);
+        cubind_mock_zero(pTexRef, sizeof *pTexRef);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -878,8 +818,7 @@ MOCK_API CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const c
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pSurfRef != NULL)
-            memset(pSurfRef, 0, sizeof *pSurfRef);
+        cubind_mock_zero(pSurfRef, sizeof *pSurfRef);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -897,16 +836,11 @@ MOCK_API CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_
     cubind_mock_arg(&libraryOptionValues, sizeof(void **));
     cubind_mock_arg(&numLibraryOptions, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (library != NULL)
-            memset(library, 0, sizeof *library);
-        if (jitOptions != NULL)
-            memset(jitOptions, 0, sizeof *jitOptions);
-        if (jitOptionsValues != NULL)
-            memset(jitOptionsValues, 0, sizeof *jitOptionsValues);
-        if (libraryOptions != NULL)
-            memset(libraryOptions, 0, sizeof *libraryOptions);
-        if (libraryOptionValues != NULL)
-            memset(libraryOptionValues, 0, sizeof *libraryOptionValues);
+        cubind_mock_zero(library, sizeof *library);
+        cubind_mock_zero(jitOptions, sizeof *jitOptions);
+        cubind_mock_zero(jitOptionsValues, sizeof *jitOptionsValues);
+        cubind_mock_zero(libraryOptions, sizeof *libraryOptions);
+        cubind_mock_zero(libraryOptionValues, sizeof *libraryOptionValues);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -924,16 +858,11 @@ MOCK_API CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName
     cubind_mock_arg(&libraryOptionValues, sizeof(void **));
     cubind_mock_arg(&numLibraryOptions, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (library != NULL)
-            memset(library, 0, sizeof *library);
-        if (jitOptions != NULL)
-            memset(jitOptions, 0, sizeof *jitOptions);
-        if (jitOptionsValues != NULL)
-            memset(jitOptionsValues, 0, sizeof *jitOptionsValues);
-        if (libraryOptions != NULL)
-            memset(libraryOptions, 0, sizeof *libraryOptions);
-        if (libraryOptionValues != NULL)
-            memset(libraryOptionValues, 0, sizeof *libraryOptionValues);
+        cubind_mock_zero(library, sizeof *library);
+        cubind_mock_zero(jitOptions, sizeof *jitOptions);
+        cubind_mock_zero(jitOptionsValues, sizeof *jitOptionsValues);
+        cubind_mock_zero(libraryOptions, sizeof *libraryOptions);
+        cubind_mock_zero(libraryOptionValues, sizeof *libraryOptionValues);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -954,8 +883,7 @@ MOCK_API CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&name, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pKernel != NULL)
-            memset(pKernel, 0, sizeof *pKernel);
+        cubind_mock_zero(pKernel, sizeof *pKernel);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -967,8 +895,7 @@ MOCK_API CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&lib, sizeof(CUlibrary));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -981,8 +908,7 @@ MOCK_API CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numK
     cubind_mock_arg(&numKernels, sizeof(unsigned int));
     cubind_mock_arg(&lib, sizeof(CUlibrary));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (kernels != NULL)
-            memset(kernels, 0, sizeof *kernels);
+        cubind_mock_zero(kernels, sizeof *kernels);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -994,8 +920,7 @@ MOCK_API CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
     cubind_mock_arg(&pMod, sizeof(CUmodule *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pMod != NULL)
-            memset(pMod, 0, sizeof *pMod);
+        cubind_mock_zero(pMod, sizeof *pMod);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1007,8 +932,7 @@ MOCK_API CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
     cubind_mock_arg(&pFunc, sizeof(CUfunction *));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pFunc != NULL)
-            memset(pFunc, 0, sizeof *pFunc);
+        cubind_mock_zero(pFunc, sizeof *pFunc);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1020,8 +944,7 @@ MOCK_API CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
     cubind_mock_arg(&pLib, sizeof(CUlibrary *));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pLib != NULL)
-            memset(pLib, 0, sizeof *pLib);
+        cubind_mock_zero(pLib, sizeof *pLib);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1035,10 +958,8 @@ MOCK_API CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&name, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr != NULL)
-            memset(dptr, 0, sizeof *dptr);
-        if (bytes != NULL)
-            memset(bytes, 0, sizeof *bytes);
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(bytes, sizeof *bytes);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1052,10 +973,8 @@ MOCK_API CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrar
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&name, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr != NULL)
-            memset(dptr, 0, sizeof *dptr);
-        if (bytes != NULL)
-            memset(bytes, 0, sizeof *bytes);
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(bytes, sizeof *bytes);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1068,8 +987,7 @@ MOCK_API CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, co
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&symbol, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (fptr != NULL)
-            memset(fptr, 0, sizeof *fptr);
+        cubind_mock_zero(fptr, sizeof *fptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1083,8 +1001,7 @@ MOCK_API CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUk
     cubind_mock_arg(&kernel, sizeof(CUkernel));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pi != NULL)
-            memset(pi, 0, sizeof *pi);
+        cubind_mock_zero(pi, sizeof *pi);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1117,8 +1034,7 @@ MOCK_API CUresult cuKernelGetName(const char **name, CUkernel hfunc)
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&hfunc, sizeof(CUkernel));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (name != NULL)
-            memset(name, 0, sizeof *name);
+        cubind_mock_zero(name, sizeof *name);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1132,10 +1048,8 @@ MOCK_API CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
     cubind_mock_arg(&paramSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (paramOffset != NULL)
-            memset(paramOffset, 0, sizeof *paramOffset);
-        if (paramSize != NULL)
-            memset(paramSize, 0, sizeof *paramSize);
+        cubind_mock_zero(paramOffset, sizeof *paramOffset);
+        cubind_mock_zero(paramSize, sizeof *paramSize);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1147,10 +1061,8 @@ MOCK_API CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
     cubind_mock_arg(&free, sizeof(size_t *));
     cubind_mock_arg(&total, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (free != NULL)
-            memset(free, 0, sizeof *free);
-        if (total != NULL)
-            memset(total, 0, sizeof *total);
+        cubind_mock_zero(free, sizeof *free);
+        cubind_mock_zero(total, sizeof *total);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1162,8 +1074,7 @@ MOCK_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr != NULL)
-            memset(dptr, 0, sizeof *dptr);
+        cubind_mock_zero(dptr, sizeof *dptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1178,10 +1089,8 @@ MOCK_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t W
     cubind_mock_arg(&Height, sizeof(size_t));
     cubind_mock_arg(&ElementSizeBytes, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr != NULL)
-            memset(dptr, 0, sizeof *dptr);
-        if (pPitch != NULL)
-            memset(pPitch, 0, sizeof *pPitch);
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(pPitch, sizeof *pPitch);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1202,10 +1111,8 @@ MOCK_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUd
     cubind_mock_arg(&psize, sizeof(size_t *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pbase != NULL)
-            memset(pbase, 0, sizeof *pbase);
-        if (psize != NULL)
-            memset(psize, 0, sizeof *psize);
+        cubind_mock_zero(pbase, sizeof *pbase);
+        cubind_mock_zero(psize, sizeof *psize);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1217,8 +1124,7 @@ MOCK_API CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
     cubind_mock_arg(&pp, sizeof(void **));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pp != NULL)
-            memset(pp, 0, sizeof *pp);
+        cubind_mock_zero(pp, sizeof *pp);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1239,8 +1145,7 @@ MOCK_API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pp != NULL)
-            memset(pp, 0, sizeof *pp);
+        cubind_mock_zero(pp, sizeof *pp);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1253,8 +1158,7 @@ MOCK_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsi
     cubind_mock_arg(&p, sizeof(void *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pdptr != NULL)
-            memset(pdptr, 0, sizeof *pdptr);
+        cubind_mock_zero(pdptr, sizeof *pdptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1266,8 +1170,7 @@ MOCK_API CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&p, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pFlags != NULL)
-            memset(pFlags, 0, sizeof *pFlags);
+        cubind_mock_zero(pFlags, sizeof *pFlags);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1280,8 +1183,7 @@ MOCK_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr != NULL)
-            memset(dptr, 0, sizeof *dptr);
+        cubind_mock_zero(dptr, sizeof *dptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1295,8 +1197,7 @@ MOCK_API CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCall
     cubind_mock_arg(&userData, sizeof(void *));
     cubind_mock_arg(&callback, sizeof(CUasyncCallbackHandle *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (callback != NULL)
-            memset(callback, 0, sizeof *callback);
+        cubind_mock_zero(callback, sizeof *callback);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1317,8 +1218,7 @@ MOCK_API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
     cubind_mock_arg(&dev, sizeof(CUdevice *));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dev != NULL)
-            memset(dev, 0, sizeof *dev);
+        cubind_mock_zero(dev, sizeof *dev);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1331,8 +1231,7 @@ MOCK_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pciBusId != NULL)
-            memset(pciBusId, 0, sizeof *pciBusId);
+        cubind_mock_zero(pciBusId, sizeof *pciBusId);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1344,8 +1243,7 @@ MOCK_API CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
     cubind_mock_arg(&pHandle, sizeof(CUipcEventHandle *));
     cubind_mock_arg(&event, sizeof(CUevent));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pHandle != NULL)
-            memset(pHandle, 0, sizeof *pHandle);
+        cubind_mock_zero(pHandle, sizeof *pHandle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1357,8 +1255,7 @@ MOCK_API CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&handle, sizeof(CUipcEventHandle));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phEvent != NULL)
-            memset(phEvent, 0, sizeof *phEvent);
+        cubind_mock_zero(phEvent, sizeof *phEvent);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1370,8 +1267,7 @@ MOCK_API CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
     cubind_mock_arg(&pHandle, sizeof(CUipcMemHandle *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pHandle != NULL)
-            memset(pHandle, 0, sizeof *pHandle);
+        cubind_mock_zero(pHandle, sizeof *pHandle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1384,8 +1280,7 @@ MOCK_API CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handl
     cubind_mock_arg(&handle, sizeof(CUipcMemHandle));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pdptr != NULL)
-            memset(pdptr, 0, sizeof *pdptr);
+        cubind_mock_zero(pdptr, sizeof *pdptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1677,16 +1572,11 @@ MOCK_API CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, si
     cubind_mock_arg(&numAttrs, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dsts != NULL)
-            memset(dsts, 0, sizeof *dsts);
-        if (srcs != NULL)
-            memset(srcs, 0, sizeof *srcs);
-        if (sizes != NULL)
-            memset(sizes, 0, sizeof *sizes);
-        if (attrs != NULL)
-            memset(attrs, 0, sizeof *attrs);
-        if (attrsIdxs != NULL)
-            memset(attrsIdxs, 0, sizeof *attrsIdxs);
+        cubind_mock_zero(dsts, sizeof *dsts);
+        cubind_mock_zero(srcs, sizeof *srcs);
+        cubind_mock_zero(sizes, sizeof *sizes);
+        cubind_mock_zero(attrs, sizeof *attrs);
+        cubind_mock_zero(attrsIdxs, sizeof *attrsIdxs);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1700,8 +1590,7 @@ MOCK_API CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP 
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (opList != NULL)
-            memset(opList, 0, sizeof *opList);
+        cubind_mock_zero(opList, sizeof *opList);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1851,8 +1740,7 @@ MOCK_API CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY_DESCRIPTOR *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pHandle != NULL)
-            memset(pHandle, 0, sizeof *pHandle);
+        cubind_mock_zero(pHandle, sizeof *pHandle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1864,8 +1752,7 @@ MOCK_API CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescripto
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pArrayDescriptor != NULL)
-            memset(pArrayDescriptor, 0, sizeof *pArrayDescriptor);
+        cubind_mock_zero(pArrayDescriptor, sizeof *pArrayDescriptor);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1877,8 +1764,7 @@ MOCK_API CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *spars
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&array, sizeof(CUarray));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sparseProperties != NULL)
-            memset(sparseProperties, 0, sizeof *sparseProperties);
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1890,8 +1776,7 @@ MOCK_API CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTI
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sparseProperties != NULL)
-            memset(sparseProperties, 0, sizeof *sparseProperties);
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1904,8 +1789,7 @@ MOCK_API CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *m
     cubind_mock_arg(&array, sizeof(CUarray));
     cubind_mock_arg(&device, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (memoryRequirements != NULL)
-            memset(memoryRequirements, 0, sizeof *memoryRequirements);
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1918,8 +1802,7 @@ MOCK_API CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIR
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
     cubind_mock_arg(&device, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (memoryRequirements != NULL)
-            memset(memoryRequirements, 0, sizeof *memoryRequirements);
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1932,8 +1815,7 @@ MOCK_API CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned
     cubind_mock_arg(&hArray, sizeof(CUarray));
     cubind_mock_arg(&planeIdx, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pPlaneArray != NULL)
-            memset(pPlaneArray, 0, sizeof *pPlaneArray);
+        cubind_mock_zero(pPlaneArray, sizeof *pPlaneArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1953,8 +1835,7 @@ MOCK_API CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRI
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pHandle != NULL)
-            memset(pHandle, 0, sizeof *pHandle);
+        cubind_mock_zero(pHandle, sizeof *pHandle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1966,8 +1847,7 @@ MOCK_API CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescr
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pArrayDescriptor != NULL)
-            memset(pArrayDescriptor, 0, sizeof *pArrayDescriptor);
+        cubind_mock_zero(pArrayDescriptor, sizeof *pArrayDescriptor);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1980,8 +1860,7 @@ MOCK_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_A
     cubind_mock_arg(&pMipmappedArrayDesc, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&numMipmapLevels, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pHandle != NULL)
-            memset(pHandle, 0, sizeof *pHandle);
+        cubind_mock_zero(pHandle, sizeof *pHandle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -1994,8 +1873,7 @@ MOCK_API CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArra
     cubind_mock_arg(&hMipmappedArray, sizeof(CUmipmappedArray));
     cubind_mock_arg(&level, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pLevelArray != NULL)
-            memset(pLevelArray, 0, sizeof *pLevelArray);
+        cubind_mock_zero(pLevelArray, sizeof *pLevelArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2030,10 +1908,8 @@ MOCK_API CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, 
     cubind_mock_arg(&errorIndex, sizeof(size_t *));
     cubind_mock_arg(&stream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (paramsArray != NULL)
-            memset(paramsArray, 0, sizeof *paramsArray);
-        if (errorIndex != NULL)
-            memset(errorIndex, 0, sizeof *errorIndex);
+        cubind_mock_zero(paramsArray, sizeof *paramsArray);
+        cubind_mock_zero(errorIndex, sizeof *errorIndex);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2048,8 +1924,7 @@ MOCK_API CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alig
     cubind_mock_arg(&addr, sizeof(CUdeviceptr));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ptr != NULL)
-            memset(ptr, 0, sizeof *ptr);
+        cubind_mock_zero(ptr, sizeof *ptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2072,8 +1947,7 @@ MOCK_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2106,8 +1980,7 @@ MOCK_API CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int c
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mapInfoList != NULL)
-            memset(mapInfoList, 0, sizeof *mapInfoList);
+        cubind_mock_zero(mapInfoList, sizeof *mapInfoList);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2140,8 +2013,7 @@ MOCK_API CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation 
     cubind_mock_arg(&location, sizeof(const CUmemLocation *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
+        cubind_mock_zero(flags, sizeof *flags);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2165,8 +2037,7 @@ MOCK_API CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h
     cubind_mock_arg(&osHandle, sizeof(void *));
     cubind_mock_arg(&shHandleType, sizeof(CUmemAllocationHandleType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2179,8 +2050,7 @@ MOCK_API CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmem
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
     cubind_mock_arg(&option, sizeof(CUmemAllocationGranularity_flags));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (granularity != NULL)
-            memset(granularity, 0, sizeof *granularity);
+        cubind_mock_zero(granularity, sizeof *granularity);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2192,8 +2062,7 @@ MOCK_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *pr
     cubind_mock_arg(&prop, sizeof(CUmemAllocationProp *));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (prop != NULL)
-            memset(prop, 0, sizeof *prop);
+        cubind_mock_zero(prop, sizeof *prop);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2205,8 +2074,7 @@ MOCK_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *hand
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&addr, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2228,8 +2096,7 @@ MOCK_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream h
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr != NULL)
-            memset(dptr, 0, sizeof *dptr);
+        cubind_mock_zero(dptr, sizeof *dptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2281,10 +2148,8 @@ MOCK_API CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memP
     cubind_mock_arg(&memPool, sizeof(CUmemoryPool));
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
-        if (location != NULL)
-            memset(location, 0, sizeof *location);
+        cubind_mock_zero(flags, sizeof *flags);
+        cubind_mock_zero(location, sizeof *location);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2296,8 +2161,7 @@ MOCK_API CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *pool
     cubind_mock_arg(&pool, sizeof(CUmemoryPool *));
     cubind_mock_arg(&poolProps, sizeof(const CUmemPoolProps *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pool != NULL)
-            memset(pool, 0, sizeof *pool);
+        cubind_mock_zero(pool, sizeof *pool);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2318,10 +2182,8 @@ MOCK_API CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
     cubind_mock_arg(&type, sizeof(CUmemAllocationType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pool_out != NULL)
-            memset(pool_out, 0, sizeof *pool_out);
-        if (location != NULL)
-            memset(location, 0, sizeof *location);
+        cubind_mock_zero(pool_out, sizeof *pool_out);
+        cubind_mock_zero(location, sizeof *location);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2334,10 +2196,8 @@ MOCK_API CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, C
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
     cubind_mock_arg(&type, sizeof(CUmemAllocationType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pool != NULL)
-            memset(pool, 0, sizeof *pool);
-        if (location != NULL)
-            memset(location, 0, sizeof *location);
+        cubind_mock_zero(pool, sizeof *pool);
+        cubind_mock_zero(location, sizeof *location);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2350,8 +2210,7 @@ MOCK_API CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType t
     cubind_mock_arg(&type, sizeof(CUmemAllocationType));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (location != NULL)
-            memset(location, 0, sizeof *location);
+        cubind_mock_zero(location, sizeof *location);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2365,8 +2224,7 @@ MOCK_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CU
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr != NULL)
-            memset(dptr, 0, sizeof *dptr);
+        cubind_mock_zero(dptr, sizeof *dptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2391,8 +2249,7 @@ MOCK_API CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, voi
     cubind_mock_arg(&handleType, sizeof(CUmemAllocationHandleType));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pool_out != NULL)
-            memset(pool_out, 0, sizeof *pool_out);
+        cubind_mock_zero(pool_out, sizeof *pool_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2404,8 +2261,7 @@ MOCK_API CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, 
     cubind_mock_arg(&shareData_out, sizeof(CUmemPoolPtrExportData *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (shareData_out != NULL)
-            memset(shareData_out, 0, sizeof *shareData_out);
+        cubind_mock_zero(shareData_out, sizeof *shareData_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2418,10 +2274,8 @@ MOCK_API CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&shareData, sizeof(CUmemPoolPtrExportData *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ptr_out != NULL)
-            memset(ptr_out, 0, sizeof *ptr_out);
-        if (shareData != NULL)
-            memset(shareData, 0, sizeof *shareData);
+        cubind_mock_zero(ptr_out, sizeof *ptr_out);
+        cubind_mock_zero(shareData, sizeof *shareData);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2433,8 +2287,7 @@ MOCK_API CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, cons
     cubind_mock_arg(&mcHandle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&prop, sizeof(const CUmulticastObjectProp *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mcHandle != NULL)
-            memset(mcHandle, 0, sizeof *mcHandle);
+        cubind_mock_zero(mcHandle, sizeof *mcHandle);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2492,8 +2345,7 @@ MOCK_API CUresult cuMulticastGetGranularity(size_t *granularity, const CUmultica
     cubind_mock_arg(&prop, sizeof(const CUmulticastObjectProp *));
     cubind_mock_arg(&option, sizeof(CUmulticastGranularity_flags));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (granularity != NULL)
-            memset(granularity, 0, sizeof *granularity);
+        cubind_mock_zero(granularity, sizeof *granularity);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2544,14 +2396,10 @@ MOCK_API CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, siz
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptrs != NULL)
-            memset(dptrs, 0, sizeof *dptrs);
-        if (sizes != NULL)
-            memset(sizes, 0, sizeof *sizes);
-        if (prefetchLocs != NULL)
-            memset(prefetchLocs, 0, sizeof *prefetchLocs);
-        if (prefetchLocIdxs != NULL)
-            memset(prefetchLocIdxs, 0, sizeof *prefetchLocIdxs);
+        cubind_mock_zero(dptrs, sizeof *dptrs);
+        cubind_mock_zero(sizes, sizeof *sizes);
+        cubind_mock_zero(prefetchLocs, sizeof *prefetchLocs);
+        cubind_mock_zero(prefetchLocIdxs, sizeof *prefetchLocIdxs);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2566,10 +2414,8 @@ MOCK_API CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptrs != NULL)
-            memset(dptrs, 0, sizeof *dptrs);
-        if (sizes != NULL)
-            memset(sizes, 0, sizeof *sizes);
+        cubind_mock_zero(dptrs, sizeof *dptrs);
+        cubind_mock_zero(sizes, sizeof *sizes);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2587,14 +2433,10 @@ MOCK_API CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptrs != NULL)
-            memset(dptrs, 0, sizeof *dptrs);
-        if (sizes != NULL)
-            memset(sizes, 0, sizeof *sizes);
-        if (prefetchLocs != NULL)
-            memset(prefetchLocs, 0, sizeof *prefetchLocs);
-        if (prefetchLocIdxs != NULL)
-            memset(prefetchLocIdxs, 0, sizeof *prefetchLocIdxs);
+        cubind_mock_zero(dptrs, sizeof *dptrs);
+        cubind_mock_zero(sizes, sizeof *sizes);
+        cubind_mock_zero(prefetchLocs, sizeof *prefetchLocs);
+        cubind_mock_zero(prefetchLocIdxs, sizeof *prefetchLocIdxs);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2622,12 +2464,9 @@ MOCK_API CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_
     cubind_mock_arg(&devPtr, sizeof(CUdeviceptr));
     cubind_mock_arg(&count, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (data != NULL)
-            memset(data, 0, sizeof *data);
-        if (dataSizes != NULL)
-            memset(dataSizes, 0, sizeof *dataSizes);
-        if (attributes != NULL)
-            memset(attributes, 0, sizeof *attributes);
+        cubind_mock_zero(data, sizeof *data);
+        cubind_mock_zero(dataSizes, sizeof *dataSizes);
+        cubind_mock_zero(attributes, sizeof *attributes);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2651,10 +2490,8 @@ MOCK_API CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_a
     cubind_mock_arg(&data, sizeof(void **));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (attributes != NULL)
-            memset(attributes, 0, sizeof *attributes);
-        if (data != NULL)
-            memset(data, 0, sizeof *data);
+        cubind_mock_zero(attributes, sizeof *attributes);
+        cubind_mock_zero(data, sizeof *data);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2666,8 +2503,7 @@ MOCK_API CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
     cubind_mock_arg(&phStream, sizeof(CUstream *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phStream != NULL)
-            memset(phStream, 0, sizeof *phStream);
+        cubind_mock_zero(phStream, sizeof *phStream);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2680,8 +2516,7 @@ MOCK_API CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int fl
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phStream != NULL)
-            memset(phStream, 0, sizeof *phStream);
+        cubind_mock_zero(phStream, sizeof *phStream);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2693,8 +2528,7 @@ MOCK_API CUresult cuStreamGetPriority(CUstream hStream, int *priority)
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&priority, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (priority != NULL)
-            memset(priority, 0, sizeof *priority);
+        cubind_mock_zero(priority, sizeof *priority);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2706,8 +2540,7 @@ MOCK_API CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device)
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&device, sizeof(CUdevice *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device != NULL)
-            memset(device, 0, sizeof *device);
+        cubind_mock_zero(device, sizeof *device);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2719,8 +2552,7 @@ MOCK_API CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
+        cubind_mock_zero(flags, sizeof *flags);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2732,8 +2564,7 @@ MOCK_API CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&streamId, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2745,8 +2576,7 @@ MOCK_API CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pctx != NULL)
-            memset(pctx, 0, sizeof *pctx);
+        cubind_mock_zero(pctx, sizeof *pctx);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2759,10 +2589,8 @@ MOCK_API CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCt
     cubind_mock_arg(&pCtx, sizeof(CUcontext *));
     cubind_mock_arg(&pGreenCtx, sizeof(CUgreenCtx *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pCtx != NULL)
-            memset(pCtx, 0, sizeof *pCtx);
-        if (pGreenCtx != NULL)
-            memset(pGreenCtx, 0, sizeof *pGreenCtx);
+        cubind_mock_zero(pCtx, sizeof *pCtx);
+        cubind_mock_zero(pGreenCtx, sizeof *pGreenCtx);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2816,8 +2644,7 @@ MOCK_API CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
     cubind_mock_begin("cuThreadExchangeStreamCaptureMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUstreamCaptureMode *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2829,8 +2656,7 @@ MOCK_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraph != NULL)
-            memset(phGraph, 0, sizeof *phGraph);
+        cubind_mock_zero(phGraph, sizeof *phGraph);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2842,8 +2668,7 @@ MOCK_API CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *c
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&captureStatus, sizeof(CUstreamCaptureStatus *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (captureStatus != NULL)
-            memset(captureStatus, 0, sizeof *captureStatus);
+        cubind_mock_zero(captureStatus, sizeof *captureStatus);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2860,18 +2685,12 @@ MOCK_API CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureSta
     cubind_mock_arg(&edgeData_out, sizeof(const CUgraphEdgeData **));
     cubind_mock_arg(&numDependencies_out, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (captureStatus_out != NULL)
-            memset(captureStatus_out, 0, sizeof *captureStatus_out);
-        if (id_out != NULL)
-            memset(id_out, 0, sizeof *id_out);
-        if (graph_out != NULL)
-            memset(graph_out, 0, sizeof *graph_out);
-        if (dependencies_out != NULL)
-            memset(dependencies_out, 0, sizeof *dependencies_out);
-        if (edgeData_out != NULL)
-            memset(edgeData_out, 0, sizeof *edgeData_out);
-        if (numDependencies_out != NULL)
-            memset(numDependencies_out, 0, sizeof *numDependencies_out);
+        cubind_mock_zero(captureStatus_out, sizeof *captureStatus_out);
+        cubind_mock_zero(id_out, sizeof *id_out);
+        cubind_mock_zero(graph_out, sizeof *graph_out);
+        cubind_mock_zero(dependencies_out, sizeof *dependencies_out);
+        cubind_mock_zero(edgeData_out, sizeof *edgeData_out);
+        cubind_mock_zero(numDependencies_out, sizeof *numDependencies_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2886,8 +2705,7 @@ MOCK_API CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraph
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dependencies != NULL)
-            memset(dependencies, 0, sizeof *dependencies);
+        cubind_mock_zero(dependencies, sizeof *dependencies);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2944,8 +2762,7 @@ MOCK_API CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CU
     cubind_mock_arg(&attr, sizeof(CUstreamAttrID));
     cubind_mock_arg(&value_out, sizeof(CUstreamAttrValue *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value_out != NULL)
-            memset(value_out, 0, sizeof *value_out);
+        cubind_mock_zero(value_out, sizeof *value_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -2967,8 +2784,7 @@ MOCK_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phEvent != NULL)
-            memset(phEvent, 0, sizeof *phEvent);
+        cubind_mock_zero(phEvent, sizeof *phEvent);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3024,8 +2840,7 @@ MOCK_API CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CU
     cubind_mock_arg(&hStart, sizeof(CUevent));
     cubind_mock_arg(&hEnd, sizeof(CUevent));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pMilliseconds != NULL)
-            memset(pMilliseconds, 0, sizeof *pMilliseconds);
+        cubind_mock_zero(pMilliseconds, sizeof *pMilliseconds);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3037,8 +2852,7 @@ MOCK_API CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUD
     cubind_mock_arg(&extMem_out, sizeof(CUexternalMemory *));
     cubind_mock_arg(&memHandleDesc, sizeof(const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (extMem_out != NULL)
-            memset(extMem_out, 0, sizeof *extMem_out);
+        cubind_mock_zero(extMem_out, sizeof *extMem_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3051,8 +2865,7 @@ MOCK_API CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexterna
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&bufferDesc, sizeof(const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (devPtr != NULL)
-            memset(devPtr, 0, sizeof *devPtr);
+        cubind_mock_zero(devPtr, sizeof *devPtr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3065,8 +2878,7 @@ MOCK_API CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipm
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&mipmapDesc, sizeof(const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mipmap != NULL)
-            memset(mipmap, 0, sizeof *mipmap);
+        cubind_mock_zero(mipmap, sizeof *mipmap);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3086,8 +2898,7 @@ MOCK_API CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, con
     cubind_mock_arg(&extSem_out, sizeof(CUexternalSemaphore *));
     cubind_mock_arg(&semHandleDesc, sizeof(const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (extSem_out != NULL)
-            memset(extSem_out, 0, sizeof *extSem_out);
+        cubind_mock_zero(extSem_out, sizeof *extSem_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3175,8 +2986,7 @@ MOCK_API CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUs
     cubind_mock_arg(&paramArray, sizeof(CUstreamBatchMemOpParams *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (paramArray != NULL)
-            memset(paramArray, 0, sizeof *paramArray);
+        cubind_mock_zero(paramArray, sizeof *paramArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3189,8 +2999,7 @@ MOCK_API CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfun
     cubind_mock_arg(&attrib, sizeof(CUfunction_attribute));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pi != NULL)
-            memset(pi, 0, sizeof *pi);
+        cubind_mock_zero(pi, sizeof *pi);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3221,8 +3030,7 @@ MOCK_API CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
     cubind_mock_arg(&hmod, sizeof(CUmodule *));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (hmod != NULL)
-            memset(hmod, 0, sizeof *hmod);
+        cubind_mock_zero(hmod, sizeof *hmod);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3234,8 +3042,7 @@ MOCK_API CUresult cuFuncGetName(const char **name, CUfunction hfunc)
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (name != NULL)
-            memset(name, 0, sizeof *name);
+        cubind_mock_zero(name, sizeof *name);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3249,10 +3056,8 @@ MOCK_API CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t 
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
     cubind_mock_arg(&paramSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (paramOffset != NULL)
-            memset(paramOffset, 0, sizeof *paramOffset);
-        if (paramSize != NULL)
-            memset(paramSize, 0, sizeof *paramSize);
+        cubind_mock_zero(paramOffset, sizeof *paramOffset);
+        cubind_mock_zero(paramSize, sizeof *paramSize);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3264,8 +3069,7 @@ MOCK_API CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction funct
     cubind_mock_arg(&state, sizeof(CUfunctionLoadingState *));
     cubind_mock_arg(&function, sizeof(CUfunction));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (state != NULL)
-            memset(state, 0, sizeof *state);
+        cubind_mock_zero(state, sizeof *state);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3294,10 +3098,8 @@ MOCK_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned i
     cubind_mock_arg(&kernelParams, sizeof(void **));
     cubind_mock_arg(&extra, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (kernelParams != NULL)
-            memset(kernelParams, 0, sizeof *kernelParams);
-        if (extra != NULL)
-            memset(extra, 0, sizeof *extra);
+        cubind_mock_zero(kernelParams, sizeof *kernelParams);
+        cubind_mock_zero(extra, sizeof *extra);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3311,10 +3113,8 @@ MOCK_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, v
     cubind_mock_arg(&kernelParams, sizeof(void **));
     cubind_mock_arg(&extra, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (kernelParams != NULL)
-            memset(kernelParams, 0, sizeof *kernelParams);
-        if (extra != NULL)
-            memset(extra, 0, sizeof *extra);
+        cubind_mock_zero(kernelParams, sizeof *kernelParams);
+        cubind_mock_zero(extra, sizeof *extra);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3334,8 +3134,7 @@ MOCK_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&kernelParams, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (kernelParams != NULL)
-            memset(kernelParams, 0, sizeof *kernelParams);
+        cubind_mock_zero(kernelParams, sizeof *kernelParams);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3348,8 +3147,7 @@ MOCK_API CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launc
     cubind_mock_arg(&numDevices, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (launchParamsList != NULL)
-            memset(launchParamsList, 0, sizeof *launchParamsList);
+        cubind_mock_zero(launchParamsList, sizeof *launchParamsList);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3479,8 +3277,7 @@ MOCK_API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraph != NULL)
-            memset(phGraph, 0, sizeof *phGraph);
+        cubind_mock_zero(phGraph, sizeof *phGraph);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3495,8 +3292,7 @@ MOCK_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGra
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_KERNEL_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3508,8 +3304,7 @@ MOCK_API CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_N
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_KERNEL_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nodeParams != NULL)
-            memset(nodeParams, 0, sizeof *nodeParams);
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3534,8 +3329,7 @@ MOCK_API CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
     cubind_mock_arg(&copyParams, sizeof(const CUDA_MEMCPY3D *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3547,8 +3341,7 @@ MOCK_API CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *n
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMCPY3D *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nodeParams != NULL)
-            memset(nodeParams, 0, sizeof *nodeParams);
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3573,8 +3366,7 @@ MOCK_API CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
     cubind_mock_arg(&memsetParams, sizeof(const CUDA_MEMSET_NODE_PARAMS *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3586,8 +3378,7 @@ MOCK_API CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMSET_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nodeParams != NULL)
-            memset(nodeParams, 0, sizeof *nodeParams);
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3611,8 +3402,7 @@ MOCK_API CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, c
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_HOST_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3624,8 +3414,7 @@ MOCK_API CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PAR
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_HOST_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nodeParams != NULL)
-            memset(nodeParams, 0, sizeof *nodeParams);
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3649,8 +3438,7 @@ MOCK_API CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGr
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&childGraph, sizeof(CUgraph));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3662,8 +3450,7 @@ MOCK_API CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGr
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraph != NULL)
-            memset(phGraph, 0, sizeof *phGraph);
+        cubind_mock_zero(phGraph, sizeof *phGraph);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3677,8 +3464,7 @@ MOCK_API CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, 
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3693,8 +3479,7 @@ MOCK_API CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hG
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(CUevent));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3706,8 +3491,7 @@ MOCK_API CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *eve
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (event_out != NULL)
-            memset(event_out, 0, sizeof *event_out);
+        cubind_mock_zero(event_out, sizeof *event_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3731,8 +3515,7 @@ MOCK_API CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGra
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(CUevent));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3744,8 +3527,7 @@ MOCK_API CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (event_out != NULL)
-            memset(event_out, 0, sizeof *event_out);
+        cubind_mock_zero(event_out, sizeof *event_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3769,8 +3551,7 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNod
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3782,8 +3563,7 @@ MOCK_API CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (params_out != NULL)
-            memset(params_out, 0, sizeof *params_out);
+        cubind_mock_zero(params_out, sizeof *params_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3807,8 +3587,7 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode,
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3820,8 +3599,7 @@ MOCK_API CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, 
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (params_out != NULL)
-            memset(params_out, 0, sizeof *params_out);
+        cubind_mock_zero(params_out, sizeof *params_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3845,8 +3623,7 @@ MOCK_API CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGr
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_BATCH_MEM_OP_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3858,8 +3635,7 @@ MOCK_API CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_M
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams_out, sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nodeParams_out != NULL)
-            memset(nodeParams_out, 0, sizeof *nodeParams_out);
+        cubind_mock_zero(nodeParams_out, sizeof *nodeParams_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3893,10 +3669,8 @@ MOCK_API CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGrap
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEM_ALLOC_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
-        if (nodeParams != NULL)
-            memset(nodeParams, 0, sizeof *nodeParams);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3908,8 +3682,7 @@ MOCK_API CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_MEM_ALLOC_NODE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (params_out != NULL)
-            memset(params_out, 0, sizeof *params_out);
+        cubind_mock_zero(params_out, sizeof *params_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3924,8 +3697,7 @@ MOCK_API CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3937,8 +3709,7 @@ MOCK_API CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dp
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&dptr_out, sizeof(CUdeviceptr *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dptr_out != NULL)
-            memset(dptr_out, 0, sizeof *dptr_out);
+        cubind_mock_zero(dptr_out, sizeof *dptr_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3978,8 +3749,7 @@ MOCK_API CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
     cubind_mock_arg(&phGraphClone, sizeof(CUgraph *));
     cubind_mock_arg(&originalGraph, sizeof(CUgraph));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphClone != NULL)
-            memset(phGraphClone, 0, sizeof *phGraphClone);
+        cubind_mock_zero(phGraphClone, sizeof *phGraphClone);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -3992,8 +3762,7 @@ MOCK_API CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOrigi
     cubind_mock_arg(&hOriginalNode, sizeof(CUgraphNode));
     cubind_mock_arg(&hClonedGraph, sizeof(CUgraph));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phNode != NULL)
-            memset(phNode, 0, sizeof *phNode);
+        cubind_mock_zero(phNode, sizeof *phNode);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4005,8 +3774,7 @@ MOCK_API CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&type, sizeof(CUgraphNodeType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (type != NULL)
-            memset(type, 0, sizeof *type);
+        cubind_mock_zero(type, sizeof *type);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4019,10 +3787,8 @@ MOCK_API CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *nu
     cubind_mock_arg(&nodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numNodes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nodes != NULL)
-            memset(nodes, 0, sizeof *nodes);
-        if (numNodes != NULL)
-            memset(numNodes, 0, sizeof *numNodes);
+        cubind_mock_zero(nodes, sizeof *nodes);
+        cubind_mock_zero(numNodes, sizeof *numNodes);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4035,10 +3801,8 @@ MOCK_API CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, si
     cubind_mock_arg(&rootNodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numRootNodes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rootNodes != NULL)
-            memset(rootNodes, 0, sizeof *rootNodes);
-        if (numRootNodes != NULL)
-            memset(numRootNodes, 0, sizeof *numRootNodes);
+        cubind_mock_zero(rootNodes, sizeof *rootNodes);
+        cubind_mock_zero(numRootNodes, sizeof *numRootNodes);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4053,14 +3817,10 @@ MOCK_API CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphN
     cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
     cubind_mock_arg(&numEdges, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (from != NULL)
-            memset(from, 0, sizeof *from);
-        if (to != NULL)
-            memset(to, 0, sizeof *to);
-        if (edgeData != NULL)
-            memset(edgeData, 0, sizeof *edgeData);
-        if (numEdges != NULL)
-            memset(numEdges, 0, sizeof *numEdges);
+        cubind_mock_zero(from, sizeof *from);
+        cubind_mock_zero(to, sizeof *to);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(numEdges, sizeof *numEdges);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4074,12 +3834,9 @@ MOCK_API CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *
     cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
     cubind_mock_arg(&numDependencies, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dependencies != NULL)
-            memset(dependencies, 0, sizeof *dependencies);
-        if (edgeData != NULL)
-            memset(edgeData, 0, sizeof *edgeData);
-        if (numDependencies != NULL)
-            memset(numDependencies, 0, sizeof *numDependencies);
+        cubind_mock_zero(dependencies, sizeof *dependencies);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(numDependencies, sizeof *numDependencies);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4093,12 +3850,9 @@ MOCK_API CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode
     cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
     cubind_mock_arg(&numDependentNodes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dependentNodes != NULL)
-            memset(dependentNodes, 0, sizeof *dependentNodes);
-        if (edgeData != NULL)
-            memset(edgeData, 0, sizeof *edgeData);
-        if (numDependentNodes != NULL)
-            memset(numDependentNodes, 0, sizeof *numDependentNodes);
+        cubind_mock_zero(dependentNodes, sizeof *dependentNodes);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(numDependentNodes, sizeof *numDependentNodes);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4143,8 +3897,7 @@ MOCK_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph 
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphExec != NULL)
-            memset(phGraphExec, 0, sizeof *phGraphExec);
+        cubind_mock_zero(phGraphExec, sizeof *phGraphExec);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4157,10 +3910,8 @@ MOCK_API CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&instantiateParams, sizeof(CUDA_GRAPH_INSTANTIATE_PARAMS *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphExec != NULL)
-            memset(phGraphExec, 0, sizeof *phGraphExec);
-        if (instantiateParams != NULL)
-            memset(instantiateParams, 0, sizeof *instantiateParams);
+        cubind_mock_zero(phGraphExec, sizeof *phGraphExec);
+        cubind_mock_zero(instantiateParams, sizeof *instantiateParams);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4172,8 +3923,7 @@ MOCK_API CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&flags, sizeof(cuuint64_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
+        cubind_mock_zero(flags, sizeof *flags);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4288,8 +4038,7 @@ MOCK_API CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNod
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (isEnabled != NULL)
-            memset(isEnabled, 0, sizeof *isEnabled);
+        cubind_mock_zero(isEnabled, sizeof *isEnabled);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4336,8 +4085,7 @@ MOCK_API CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, C
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&resultInfo, sizeof(CUgraphExecUpdateResultInfo *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (resultInfo != NULL)
-            memset(resultInfo, 0, sizeof *resultInfo);
+        cubind_mock_zero(resultInfo, sizeof *resultInfo);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4359,8 +4107,7 @@ MOCK_API CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeA
     cubind_mock_arg(&attr, sizeof(CUkernelNodeAttrID));
     cubind_mock_arg(&value_out, sizeof(CUkernelNodeAttrValue *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value_out != NULL)
-            memset(value_out, 0, sizeof *value_out);
+        cubind_mock_zero(value_out, sizeof *value_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4395,8 +4142,7 @@ MOCK_API CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhost
     cubind_mock_arg(&initialRefcount, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (object_out != NULL)
-            memset(object_out, 0, sizeof *object_out);
+        cubind_mock_zero(object_out, sizeof *object_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4451,10 +4197,8 @@ MOCK_API CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, co
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(CUgraphNodeParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phGraphNode != NULL)
-            memset(phGraphNode, 0, sizeof *phGraphNode);
-        if (nodeParams != NULL)
-            memset(nodeParams, 0, sizeof *nodeParams);
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4466,8 +4210,7 @@ MOCK_API CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nod
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUgraphNodeParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nodeParams != NULL)
-            memset(nodeParams, 0, sizeof *nodeParams);
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4480,8 +4223,7 @@ MOCK_API CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode h
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUgraphNodeParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nodeParams != NULL)
-            memset(nodeParams, 0, sizeof *nodeParams);
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4496,8 +4238,7 @@ MOCK_API CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHand
     cubind_mock_arg(&defaultLaunchValue, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pHandle_out != NULL)
-            memset(pHandle_out, 0, sizeof *pHandle_out);
+        cubind_mock_zero(pHandle_out, sizeof *pHandle_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4511,8 +4252,7 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CU
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numBlocks != NULL)
-            memset(numBlocks, 0, sizeof *numBlocks);
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4527,8 +4267,7 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numB
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numBlocks != NULL)
-            memset(numBlocks, 0, sizeof *numBlocks);
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4544,10 +4283,8 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockS
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&blockSizeLimit, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (minGridSize != NULL)
-            memset(minGridSize, 0, sizeof *minGridSize);
-        if (blockSize != NULL)
-            memset(blockSize, 0, sizeof *blockSize);
+        cubind_mock_zero(minGridSize, sizeof *minGridSize);
+        cubind_mock_zero(blockSize, sizeof *blockSize);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4564,10 +4301,8 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, in
     cubind_mock_arg(&blockSizeLimit, sizeof(int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (minGridSize != NULL)
-            memset(minGridSize, 0, sizeof *minGridSize);
-        if (blockSize != NULL)
-            memset(blockSize, 0, sizeof *blockSize);
+        cubind_mock_zero(minGridSize, sizeof *minGridSize);
+        cubind_mock_zero(blockSize, sizeof *blockSize);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4581,8 +4316,7 @@ MOCK_API CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSiz
     cubind_mock_arg(&numBlocks, sizeof(int));
     cubind_mock_arg(&blockSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dynamicSmemSize != NULL)
-            memset(dynamicSmemSize, 0, sizeof *dynamicSmemSize);
+        cubind_mock_zero(dynamicSmemSize, sizeof *dynamicSmemSize);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4595,8 +4329,7 @@ MOCK_API CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunctio
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (clusterSize != NULL)
-            memset(clusterSize, 0, sizeof *clusterSize);
+        cubind_mock_zero(clusterSize, sizeof *clusterSize);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4609,8 +4342,7 @@ MOCK_API CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numClusters != NULL)
-            memset(numClusters, 0, sizeof *numClusters);
+        cubind_mock_zero(numClusters, sizeof *numClusters);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4644,8 +4376,7 @@ MOCK_API CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CU
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     cubind_mock_arg(&bytes, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ByteOffset != NULL)
-            memset(ByteOffset, 0, sizeof *ByteOffset);
+        cubind_mock_zero(ByteOffset, sizeof *ByteOffset);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4734,8 +4465,7 @@ MOCK_API CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&pBorderColor, sizeof(float *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBorderColor != NULL)
-            memset(pBorderColor, 0, sizeof *pBorderColor);
+        cubind_mock_zero(pBorderColor, sizeof *pBorderColor);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4756,8 +4486,7 @@ MOCK_API CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pdptr != NULL)
-            memset(pdptr, 0, sizeof *pdptr);
+        cubind_mock_zero(pdptr, sizeof *pdptr);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4769,8 +4498,7 @@ MOCK_API CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phArray != NULL)
-            memset(phArray, 0, sizeof *phArray);
+        cubind_mock_zero(phArray, sizeof *phArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4782,8 +4510,7 @@ MOCK_API CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, 
     cubind_mock_arg(&phMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phMipmappedArray != NULL)
-            memset(phMipmappedArray, 0, sizeof *phMipmappedArray);
+        cubind_mock_zero(phMipmappedArray, sizeof *phMipmappedArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4796,8 +4523,7 @@ MOCK_API CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, 
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&dim, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pam != NULL)
-            memset(pam, 0, sizeof *pam);
+        cubind_mock_zero(pam, sizeof *pam);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4809,8 +4535,7 @@ MOCK_API CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pfm != NULL)
-            memset(pfm, 0, sizeof *pfm);
+        cubind_mock_zero(pfm, sizeof *pfm);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4823,10 +4548,8 @@ MOCK_API CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, 
     cubind_mock_arg(&pNumChannels, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pFormat != NULL)
-            memset(pFormat, 0, sizeof *pFormat);
-        if (pNumChannels != NULL)
-            memset(pNumChannels, 0, sizeof *pNumChannels);
+        cubind_mock_zero(pFormat, sizeof *pFormat);
+        cubind_mock_zero(pNumChannels, sizeof *pNumChannels);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4838,8 +4561,7 @@ MOCK_API CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexR
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pfm != NULL)
-            memset(pfm, 0, sizeof *pfm);
+        cubind_mock_zero(pfm, sizeof *pfm);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4851,8 +4573,7 @@ MOCK_API CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
     cubind_mock_arg(&pbias, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pbias != NULL)
-            memset(pbias, 0, sizeof *pbias);
+        cubind_mock_zero(pbias, sizeof *pbias);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4865,10 +4586,8 @@ MOCK_API CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float
     cubind_mock_arg(&pmaxMipmapLevelClamp, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pminMipmapLevelClamp != NULL)
-            memset(pminMipmapLevelClamp, 0, sizeof *pminMipmapLevelClamp);
-        if (pmaxMipmapLevelClamp != NULL)
-            memset(pmaxMipmapLevelClamp, 0, sizeof *pmaxMipmapLevelClamp);
+        cubind_mock_zero(pminMipmapLevelClamp, sizeof *pminMipmapLevelClamp);
+        cubind_mock_zero(pmaxMipmapLevelClamp, sizeof *pmaxMipmapLevelClamp);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4880,8 +4599,7 @@ MOCK_API CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
     cubind_mock_arg(&pmaxAniso, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pmaxAniso != NULL)
-            memset(pmaxAniso, 0, sizeof *pmaxAniso);
+        cubind_mock_zero(pmaxAniso, sizeof *pmaxAniso);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4893,8 +4611,7 @@ MOCK_API CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
     cubind_mock_arg(&pBorderColor, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pBorderColor != NULL)
-            memset(pBorderColor, 0, sizeof *pBorderColor);
+        cubind_mock_zero(pBorderColor, sizeof *pBorderColor);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4906,8 +4623,7 @@ MOCK_API CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pFlags != NULL)
-            memset(pFlags, 0, sizeof *pFlags);
+        cubind_mock_zero(pFlags, sizeof *pFlags);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4918,8 +4634,7 @@ MOCK_API CUresult cuTexRefCreate(CUtexref *pTexRef)
     cubind_mock_begin("cuTexRefCreate", __builtin_return_address(0));
     cubind_mock_arg(&pTexRef, sizeof(CUtexref *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pTexRef != NULL)
-            memset(pTexRef, 0, sizeof *pTexRef);
+        cubind_mock_zero(pTexRef, sizeof *pTexRef);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4949,8 +4664,7 @@ MOCK_API CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hSurfRef, sizeof(CUsurfref));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phArray != NULL)
-            memset(phArray, 0, sizeof *phArray);
+        cubind_mock_zero(phArray, sizeof *phArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4964,8 +4678,7 @@ MOCK_API CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE
     cubind_mock_arg(&pTexDesc, sizeof(const CUDA_TEXTURE_DESC *));
     cubind_mock_arg(&pResViewDesc, sizeof(const CUDA_RESOURCE_VIEW_DESC *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pTexObject != NULL)
-            memset(pTexObject, 0, sizeof *pTexObject);
+        cubind_mock_zero(pTexObject, sizeof *pTexObject);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4985,8 +4698,7 @@ MOCK_API CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtex
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pResDesc != NULL)
-            memset(pResDesc, 0, sizeof *pResDesc);
+        cubind_mock_zero(pResDesc, sizeof *pResDesc);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -4998,8 +4710,7 @@ MOCK_API CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexOb
     cubind_mock_arg(&pTexDesc, sizeof(CUDA_TEXTURE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pTexDesc != NULL)
-            memset(pTexDesc, 0, sizeof *pTexDesc);
+        cubind_mock_zero(pTexDesc, sizeof *pTexDesc);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5011,8 +4722,7 @@ MOCK_API CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResVi
     cubind_mock_arg(&pResViewDesc, sizeof(CUDA_RESOURCE_VIEW_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pResViewDesc != NULL)
-            memset(pResViewDesc, 0, sizeof *pResViewDesc);
+        cubind_mock_zero(pResViewDesc, sizeof *pResViewDesc);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5024,8 +4734,7 @@ MOCK_API CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOU
     cubind_mock_arg(&pSurfObject, sizeof(CUsurfObject *));
     cubind_mock_arg(&pResDesc, sizeof(const CUDA_RESOURCE_DESC *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pSurfObject != NULL)
-            memset(pSurfObject, 0, sizeof *pSurfObject);
+        cubind_mock_zero(pSurfObject, sizeof *pSurfObject);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5045,8 +4754,7 @@ MOCK_API CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsu
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&surfObject, sizeof(CUsurfObject));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pResDesc != NULL)
-            memset(pResDesc, 0, sizeof *pResDesc);
+        cubind_mock_zero(pResDesc, sizeof *pResDesc);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5068,8 +4776,7 @@ MOCK_API CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapData
     cubind_mock_arg(&l2Promotion, sizeof(CUtensorMapL2promotion));
     cubind_mock_arg(&oobFill, sizeof(CUtensorMapFloatOOBfill));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tensorMap != NULL)
-            memset(tensorMap, 0, sizeof *tensorMap);
+        cubind_mock_zero(tensorMap, sizeof *tensorMap);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5094,8 +4801,7 @@ MOCK_API CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDat
     cubind_mock_arg(&l2Promotion, sizeof(CUtensorMapL2promotion));
     cubind_mock_arg(&oobFill, sizeof(CUtensorMapFloatOOBfill));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tensorMap != NULL)
-            memset(tensorMap, 0, sizeof *tensorMap);
+        cubind_mock_zero(tensorMap, sizeof *tensorMap);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5121,8 +4827,7 @@ MOCK_API CUresult cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMa
     cubind_mock_arg(&l2Promotion, sizeof(CUtensorMapL2promotion));
     cubind_mock_arg(&oobFill, sizeof(CUtensorMapFloatOOBfill));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tensorMap != NULL)
-            memset(tensorMap, 0, sizeof *tensorMap);
+        cubind_mock_zero(tensorMap, sizeof *tensorMap);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5134,8 +4839,7 @@ MOCK_API CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *global
     cubind_mock_arg(&tensorMap, sizeof(CUtensorMap *));
     cubind_mock_arg(&globalAddress, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tensorMap != NULL)
-            memset(tensorMap, 0, sizeof *tensorMap);
+        cubind_mock_zero(tensorMap, sizeof *tensorMap);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5148,8 +4852,7 @@ MOCK_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevi
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&peerDev, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (canAccessPeer != NULL)
-            memset(canAccessPeer, 0, sizeof *canAccessPeer);
+        cubind_mock_zero(canAccessPeer, sizeof *canAccessPeer);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5180,8 +4883,7 @@ MOCK_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attr
     cubind_mock_arg(&srcDevice, sizeof(CUdevice));
     cubind_mock_arg(&dstDevice, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5196,8 +4898,7 @@ MOCK_API CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, c
     cubind_mock_arg(&srcDevice, sizeof(CUdevice));
     cubind_mock_arg(&dstDevice, sizeof(CUdevice));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (capabilities != NULL)
-            memset(capabilities, 0, sizeof *capabilities);
+        cubind_mock_zero(capabilities, sizeof *capabilities);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5219,8 +4920,7 @@ MOCK_API CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphic
     cubind_mock_arg(&arrayIndex, sizeof(unsigned int));
     cubind_mock_arg(&mipLevel, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pArray != NULL)
-            memset(pArray, 0, sizeof *pArray);
+        cubind_mock_zero(pArray, sizeof *pArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5232,8 +4932,7 @@ MOCK_API CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pM
     cubind_mock_arg(&pMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pMipmappedArray != NULL)
-            memset(pMipmappedArray, 0, sizeof *pMipmappedArray);
+        cubind_mock_zero(pMipmappedArray, sizeof *pMipmappedArray);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5246,10 +4945,8 @@ MOCK_API CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, si
     cubind_mock_arg(&pSize, sizeof(size_t *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pDevPtr != NULL)
-            memset(pDevPtr, 0, sizeof *pDevPtr);
-        if (pSize != NULL)
-            memset(pSize, 0, sizeof *pSize);
+        cubind_mock_zero(pDevPtr, sizeof *pDevPtr);
+        cubind_mock_zero(pSize, sizeof *pSize);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5271,8 +4968,7 @@ MOCK_API CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource 
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (resources != NULL)
-            memset(resources, 0, sizeof *resources);
+        cubind_mock_zero(resources, sizeof *resources);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5285,8 +4981,7 @@ MOCK_API CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResourc
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (resources != NULL)
-            memset(resources, 0, sizeof *resources);
+        cubind_mock_zero(resources, sizeof *resources);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5301,10 +4996,8 @@ MOCK_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVe
     cubind_mock_arg(&flags, sizeof(cuuint64_t));
     cubind_mock_arg(&symbolStatus, sizeof(CUdriverProcAddressQueryResult *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pfn != NULL)
-            memset(pfn, 0, sizeof *pfn);
-        if (symbolStatus != NULL)
-            memset(symbolStatus, 0, sizeof *symbolStatus);
+        cubind_mock_zero(pfn, sizeof *pfn);
+        cubind_mock_zero(symbolStatus, sizeof *symbolStatus);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5317,8 +5010,7 @@ MOCK_API CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value,
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5331,8 +5023,7 @@ MOCK_API CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5345,8 +5036,7 @@ MOCK_API CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value,
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5359,8 +5049,7 @@ MOCK_API CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5372,8 +5061,7 @@ MOCK_API CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pEx
     cubind_mock_arg(&ppExportTable, sizeof(const void **));
     cubind_mock_arg(&pExportTableId, sizeof(const CUuuid *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ppExportTable != NULL)
-            memset(ppExportTable, 0, sizeof *ppExportTable);
+        cubind_mock_zero(ppExportTable, sizeof *ppExportTable);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5387,8 +5075,7 @@ MOCK_API CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CU
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phCtx != NULL)
-            memset(phCtx, 0, sizeof *phCtx);
+        cubind_mock_zero(phCtx, sizeof *phCtx);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5408,8 +5095,7 @@ MOCK_API CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
     cubind_mock_arg(&pContext, sizeof(CUcontext *));
     cubind_mock_arg(&hCtx, sizeof(CUgreenCtx));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pContext != NULL)
-            memset(pContext, 0, sizeof *pContext);
+        cubind_mock_zero(pContext, sizeof *pContext);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5422,8 +5108,7 @@ MOCK_API CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resourc
     cubind_mock_arg(&resource, sizeof(CUdevResource *));
     cubind_mock_arg(&type, sizeof(CUdevResourceType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (resource != NULL)
-            memset(resource, 0, sizeof *resource);
+        cubind_mock_zero(resource, sizeof *resource);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5436,8 +5121,7 @@ MOCK_API CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, C
     cubind_mock_arg(&resource, sizeof(CUdevResource *));
     cubind_mock_arg(&type, sizeof(CUdevResourceType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (resource != NULL)
-            memset(resource, 0, sizeof *resource);
+        cubind_mock_zero(resource, sizeof *resource);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5450,8 +5134,7 @@ MOCK_API CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resou
     cubind_mock_arg(&resource, sizeof(CUdevResource *));
     cubind_mock_arg(&type, sizeof(CUdevResourceType));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (resource != NULL)
-            memset(resource, 0, sizeof *resource);
+        cubind_mock_zero(resource, sizeof *resource);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5467,12 +5150,9 @@ MOCK_API CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned in
     cubind_mock_arg(&useFlags, sizeof(unsigned int));
     cubind_mock_arg(&minCount, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (result != NULL)
-            memset(result, 0, sizeof *result);
-        if (nbGroups != NULL)
-            memset(nbGroups, 0, sizeof *nbGroups);
-        if (remaining != NULL)
-            memset(remaining, 0, sizeof *remaining);
+        cubind_mock_zero(result, sizeof *result);
+        cubind_mock_zero(nbGroups, sizeof *nbGroups);
+        cubind_mock_zero(remaining, sizeof *remaining);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5485,10 +5165,8 @@ MOCK_API CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevReso
     cubind_mock_arg(&resources, sizeof(CUdevResource *));
     cubind_mock_arg(&nbResources, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phDesc != NULL)
-            memset(phDesc, 0, sizeof *phDesc);
-        if (resources != NULL)
-            memset(resources, 0, sizeof *resources);
+        cubind_mock_zero(phDesc, sizeof *phDesc);
+        cubind_mock_zero(resources, sizeof *resources);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5518,8 +5196,7 @@ MOCK_API CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&phCtx, sizeof(CUgreenCtx *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phCtx != NULL)
-            memset(phCtx, 0, sizeof *phCtx);
+        cubind_mock_zero(phCtx, sizeof *phCtx);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5533,8 +5210,7 @@ MOCK_API CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (phStream != NULL)
-            memset(phStream, 0, sizeof *phStream);
+        cubind_mock_zero(phStream, sizeof *phStream);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5546,8 +5222,7 @@ MOCK_API CUresult cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *green
     cubind_mock_arg(&greenCtx, sizeof(CUgreenCtx));
     cubind_mock_arg(&greenCtxId, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (greenCtxId != NULL)
-            memset(greenCtxId, 0, sizeof *greenCtxId);
+        cubind_mock_zero(greenCtxId, sizeof *greenCtxId);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5560,8 +5235,7 @@ MOCK_API CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *user
     cubind_mock_arg(&userData, sizeof(void *));
     cubind_mock_arg(&callback_out, sizeof(CUlogsCallbackHandle *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (callback_out != NULL)
-            memset(callback_out, 0, sizeof *callback_out);
+        cubind_mock_zero(callback_out, sizeof *callback_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5581,8 +5255,7 @@ MOCK_API CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)
     cubind_mock_arg(&iterator_out, sizeof(CUlogIterator *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (iterator_out != NULL)
-            memset(iterator_out, 0, sizeof *iterator_out);
+        cubind_mock_zero(iterator_out, sizeof *iterator_out);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5595,8 +5268,7 @@ MOCK_API CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFi
     cubind_mock_arg(&pathToFile, sizeof(const char *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (iterator != NULL)
-            memset(iterator, 0, sizeof *iterator);
+        cubind_mock_zero(iterator, sizeof *iterator);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5610,12 +5282,9 @@ MOCK_API CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (iterator != NULL)
-            memset(iterator, 0, sizeof *iterator);
-        if (buffer != NULL)
-            memset(buffer, 0, sizeof *buffer);
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(iterator, sizeof *iterator);
+        cubind_mock_zero(buffer, sizeof *buffer);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5627,8 +5296,7 @@ MOCK_API CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&tid, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (tid != NULL)
-            memset(tid, 0, sizeof *tid);
+        cubind_mock_zero(tid, sizeof *tid);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5640,8 +5308,7 @@ MOCK_API CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&state, sizeof(CUprocessState *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (state != NULL)
-            memset(state, 0, sizeof *state);
+        cubind_mock_zero(state, sizeof *state);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5653,8 +5320,7 @@ MOCK_API CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&args, sizeof(CUcheckpointLockArgs *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (args != NULL)
-            memset(args, 0, sizeof *args);
+        cubind_mock_zero(args, sizeof *args);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5666,8 +5332,7 @@ MOCK_API CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointA
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&args, sizeof(CUcheckpointCheckpointArgs *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (args != NULL)
-            memset(args, 0, sizeof *args);
+        cubind_mock_zero(args, sizeof *args);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5679,8 +5344,7 @@ MOCK_API CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *a
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&args, sizeof(CUcheckpointRestoreArgs *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (args != NULL)
-            memset(args, 0, sizeof *args);
+        cubind_mock_zero(args, sizeof *args);
     }
     return (CUresult)cubind_mock_status();
 }
@@ -5692,8 +5356,7 @@ MOCK_API CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *arg
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&args, sizeof(CUcheckpointUnlockArgs *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (args != NULL)
-            memset(args, 0, sizeof *args);
+        cubind_mock_zero(args, sizeof *args);
     }
     return (CUresult)cubind_mock_status();
 }

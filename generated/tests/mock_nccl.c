@@ -23,8 +23,7 @@ MOCK_API ncclResult_t ncclMemAlloc(void **ptr, size_t size)
     cubind_mock_arg(&ptr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ptr != NULL)
-            memset(ptr, 0, sizeof *ptr);
+        cubind_mock_zero(ptr, sizeof *ptr);
     }
     return (ncclResult_t)cubind_mock_status();
 }
@@ -43,8 +42,7 @@ MOCK_API ncclResult_t ncclGetVersion(int *version)
     cubind_mock_begin("ncclGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnccl reports it (encoded) */
@@ -71,8 +69,7 @@ MOCK_API ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
     cubind_mock_begin("ncclGetUniqueId", __builtin_return_address(0));
     cubind_mock_arg(&uniqueId, sizeof(ncclUniqueId *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (uniqueId != NULL)
-            memset(uniqueId, 0, sizeof *uniqueId);
+        cubind_mock_zero(uniqueId, sizeof *uniqueId);
     }
     return (ncclResult_t)cubind_mock_status();
 }
@@ -87,10 +84,8 @@ MOCK_API ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclU
     cubind_mock_arg(&rank, sizeof(int));
     cubind_mock_arg(&config, sizeof(ncclConfig_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (comm != NULL)
-            memset(comm, 0, sizeof *comm);
-        if (config != NULL)
-            memset(config, 0, sizeof *config);
+        cubind_mock_zero(comm, sizeof *comm);
+        cubind_mock_zero(config, sizeof *config);
     }
     return (ncclResult_t)cubind_mock_status();
 }
@@ -104,8 +99,7 @@ MOCK_API ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueI
     cubind_mock_arg(&commId, sizeof(ncclUniqueId));
     cubind_mock_arg(&rank, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (comm != NULL)
-            memset(comm, 0, sizeof *comm);
+        cubind_mock_zero(comm, sizeof *comm);
     }
     return (ncclResult_t)cubind_mock_status();
 }
@@ -118,8 +112,7 @@ MOCK_API ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *dev
     cubind_mock_arg(&ndev, sizeof(int));
     cubind_mock_arg(&devlist, sizeof(const int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (comm != NULL)
-            memset(comm, 0, sizeof *comm);
+        cubind_mock_zero(comm, sizeof *comm);
     }
     return (ncclResult_t)cubind_mock_status();
 }
@@ -167,10 +160,8 @@ MOCK_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclCom
     cubind_mock_arg(&newcomm, sizeof(ncclComm_t *));
     cubind_mock_arg(&config, sizeof(ncclConfig_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (newcomm != NULL)
-            memset(newcomm, 0, sizeof *newcomm);
-        if (config != NULL)
-            memset(config, 0, sizeof *config);
+        cubind_mock_zero(newcomm, sizeof *newcomm);
+        cubind_mock_zero(config, sizeof *config);
     }
     return (ncclResult_t)cubind_mock_status();
 }
@@ -186,12 +177,9 @@ MOCK_API ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int
     cubind_mock_arg(&config, sizeof(ncclConfig_t *));
     cubind_mock_arg(&shrinkFlags, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (excludeRanksList != NULL)
-            memset(excludeRanksList, 0, sizeof *excludeRanksList);
-        if (newcomm != NULL)
-            memset(newcomm, 0, sizeof *newcomm);
-        if (config != NULL)
-            memset(config, 0, sizeof *config);
+        cubind_mock_zero(excludeRanksList, sizeof *excludeRanksList);
+        cubind_mock_zero(newcomm, sizeof *newcomm);
+        cubind_mock_zero(config, sizeof *config);
     }
     return (ncclResult_t)cubind_mock_status();
 }
@@ -207,12 +195,9 @@ MOCK_API ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, 
     cubind_mock_arg(&commIds, sizeof(ncclUniqueId *));
     cubind_mock_arg(&config, sizeof(ncclConfig_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (newcomm != NULL)
-            memset(newcomm, 0, sizeof *newcomm);
-        if (commIds != NULL)
-            memset(commIds, 0, sizeof *commIds);
-        if (config != NULL)
-            memset(config, 0, sizeof *config);
+        cubind_mock_zero(newcomm, sizeof *newcomm);
+        cubind_mock_zero(commIds, sizeof *commIds);
+        cubind_mock_zero(config, sizeof *config);
     }
     return (ncclResult_t)cubind_mock_status();
 }
@@ -246,8 +231,7 @@ MOCK_API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
     cubind_mock_arg(&asyncError, sizeof(ncclResult_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (asyncError != NULL)
-            memset(asyncError, 0, sizeof *asyncError);
+        cubind_mock_zero(asyncError, sizeof *asyncError);
     }
     return (ncclResult_t)cubind_mock_status();
 }
@@ -259,8 +243,7 @@ MOCK_API ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)
     cubind_mock_arg(&comm, sizeof(const ncclComm_t));
     cubind_mock_arg(&count, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (ncclResult_t)cubind_mock_status();
 }
@@ -272,8 +255,7 @@ MOCK_API ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)
     cubind_mock_arg(&comm, sizeof(const ncclComm_t));
     cubind_mock_arg(&device, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device != NULL)
-            memset(device, 0, sizeof *device);
+        cubind_mock_zero(device, sizeof *device);
     }
     return (ncclResult_t)cubind_mock_status();
 }
@@ -285,8 +267,7 @@ MOCK_API ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)
     cubind_mock_arg(&comm, sizeof(const ncclComm_t));
     cubind_mock_arg(&rank, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rank != NULL)
-            memset(rank, 0, sizeof *rank);
+        cubind_mock_zero(rank, sizeof *rank);
     }
     return (ncclResult_t)cubind_mock_status();
 }
@@ -300,8 +281,7 @@ MOCK_API ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&handle, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (ncclResult_t)cubind_mock_status();
 }
@@ -325,8 +305,7 @@ MOCK_API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t
     cubind_mock_arg(&win, sizeof(ncclWindow_t *));
     cubind_mock_arg(&winFlags, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (win != NULL)
-            memset(win, 0, sizeof *win);
+        cubind_mock_zero(win, sizeof *win);
     }
     return (ncclResult_t)cubind_mock_status();
 }
@@ -350,8 +329,7 @@ MOCK_API ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, nc
     cubind_mock_arg(&residence, sizeof(ncclScalarResidence_t));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (op != NULL)
-            memset(op, 0, sizeof *op);
+        cubind_mock_zero(op, sizeof *op);
     }
     return (ncclResult_t)cubind_mock_status();
 }
@@ -535,8 +513,7 @@ MOCK_API ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
     cubind_mock_begin("ncclGroupSimulateEnd", __builtin_return_address(0));
     cubind_mock_arg(&simInfo, sizeof(ncclSimInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (simInfo != NULL)
-            memset(simInfo, 0, sizeof *simInfo);
+        cubind_mock_zero(simInfo, sizeof *simInfo);
     }
     return (ncclResult_t)cubind_mock_status();
 }

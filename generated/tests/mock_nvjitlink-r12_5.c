@@ -22,8 +22,7 @@ MOCK_API nvJitLinkResult __nvJitLinkCreate_12_5(nvJitLinkHandle *handle, uint32_
     cubind_mock_arg(&numOptions, sizeof(uint32_t));
     cubind_mock_arg(&options, sizeof(const char *const *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -34,8 +33,7 @@ MOCK_API nvJitLinkResult __nvJitLinkDestroy_12_5(nvJitLinkHandle *handle)
     cubind_mock_begin("__nvJitLinkDestroy_12_5", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -77,8 +75,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_5(nvJitLinkHandle hand
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -99,8 +96,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_5(nvJitLinkHandle handle
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -112,8 +108,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedPtx_12_5(nvJitLinkHandle handle, ch
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&ptx, sizeof(char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ptx != NULL)
-            memset(ptx, 0, sizeof *ptx);
+        cubind_mock_zero(ptx, sizeof *ptx);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -125,8 +120,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetErrorLogSize_12_5(nvJitLinkHandle handle,
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -138,8 +132,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetErrorLog_12_5(nvJitLinkHandle handle, cha
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&log, sizeof(char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (log != NULL)
-            memset(log, 0, sizeof *log);
+        cubind_mock_zero(log, sizeof *log);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -151,8 +144,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetInfoLogSize_12_5(nvJitLinkHandle handle, 
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -164,8 +156,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetInfoLog_12_5(nvJitLinkHandle handle, char
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&log, sizeof(char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (log != NULL)
-            memset(log, 0, sizeof *log);
+        cubind_mock_zero(log, sizeof *log);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -176,10 +167,8 @@ MOCK_API nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *min
     cubind_mock_arg(&major, sizeof(unsigned int *));
     cubind_mock_arg(&minor, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (major != NULL)
-            memset(major, 0, sizeof *major);
-        if (minor != NULL)
-            memset(minor, 0, sizeof *minor);
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvJitLink reports it (major-minor) */

@@ -24,8 +24,7 @@ MOCK_API nvJitLinkResult __nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_
     cubind_mock_arg(&numOptions, sizeof(uint32_t));
     cubind_mock_arg(&options, sizeof(const char *const *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -36,8 +35,7 @@ MOCK_API nvJitLinkResult __nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
     cubind_mock_begin("__nvJitLinkDestroy_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -79,8 +77,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle hand
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -101,8 +98,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -114,8 +110,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, ch
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&ptx, sizeof(char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ptx != NULL)
-            memset(ptx, 0, sizeof *ptx);
+        cubind_mock_zero(ptx, sizeof *ptx);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -127,8 +122,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle,
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -140,8 +134,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, cha
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&log, sizeof(char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (log != NULL)
-            memset(log, 0, sizeof *log);
+        cubind_mock_zero(log, sizeof *log);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -153,8 +146,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, 
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -166,8 +158,7 @@ MOCK_API nvJitLinkResult __nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&log, sizeof(char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (log != NULL)
-            memset(log, 0, sizeof *log);
+        cubind_mock_zero(log, sizeof *log);
     }
     return (nvJitLinkResult)cubind_mock_status();
 }
@@ -178,10 +169,8 @@ MOCK_API nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *min
     cubind_mock_arg(&major, sizeof(unsigned int *));
     cubind_mock_arg(&minor, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (major != NULL)
-            memset(major, 0, sizeof *major);
-        if (minor != NULL)
-            memset(minor, 0, sizeof *minor);
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvJitLink reports it (major-minor) */

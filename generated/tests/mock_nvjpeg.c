@@ -23,8 +23,7 @@ MOCK_API nvjpegStatus_t nvjpegGetProperty(libraryPropertyType type, int *value)
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvjpeg reports it (property) */
@@ -40,8 +39,7 @@ MOCK_API nvjpegStatus_t nvjpegGetCudartProperty(libraryPropertyType type, int *v
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -54,10 +52,8 @@ MOCK_API nvjpegStatus_t nvjpegCreate(nvjpegBackend_t backend, nvjpegDevAllocator
     cubind_mock_arg(&dev_allocator, sizeof(nvjpegDevAllocator_t *));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dev_allocator != NULL)
-            memset(dev_allocator, 0, sizeof *dev_allocator);
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(dev_allocator, sizeof *dev_allocator);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -68,8 +64,7 @@ MOCK_API nvjpegStatus_t nvjpegCreateSimple(nvjpegHandle_t *handle)
     cubind_mock_begin("nvjpegCreateSimple", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -84,12 +79,9 @@ MOCK_API nvjpegStatus_t nvjpegCreateEx(nvjpegBackend_t backend, nvjpegDevAllocat
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dev_allocator != NULL)
-            memset(dev_allocator, 0, sizeof *dev_allocator);
-        if (pinned_allocator != NULL)
-            memset(pinned_allocator, 0, sizeof *pinned_allocator);
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(dev_allocator, sizeof *dev_allocator);
+        cubind_mock_zero(pinned_allocator, sizeof *pinned_allocator);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -104,12 +96,9 @@ MOCK_API nvjpegStatus_t nvjpegCreateExV2(nvjpegBackend_t backend, nvjpegDevAlloc
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dev_allocator != NULL)
-            memset(dev_allocator, 0, sizeof *dev_allocator);
-        if (pinned_allocator != NULL)
-            memset(pinned_allocator, 0, sizeof *pinned_allocator);
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(dev_allocator, sizeof *dev_allocator);
+        cubind_mock_zero(pinned_allocator, sizeof *pinned_allocator);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -138,8 +127,7 @@ MOCK_API nvjpegStatus_t nvjpegGetDeviceMemoryPadding(size_t *padding, nvjpegHand
     cubind_mock_arg(&padding, sizeof(size_t *));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (padding != NULL)
-            memset(padding, 0, sizeof *padding);
+        cubind_mock_zero(padding, sizeof *padding);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -160,8 +148,7 @@ MOCK_API nvjpegStatus_t nvjpegGetPinnedMemoryPadding(size_t *padding, nvjpegHand
     cubind_mock_arg(&padding, sizeof(size_t *));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (padding != NULL)
-            memset(padding, 0, sizeof *padding);
+        cubind_mock_zero(padding, sizeof *padding);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -174,10 +161,8 @@ MOCK_API nvjpegStatus_t nvjpegGetHardwareDecoderInfo(nvjpegHandle_t handle, unsi
     cubind_mock_arg(&num_engines, sizeof(unsigned int *));
     cubind_mock_arg(&num_cores_per_engine, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (num_engines != NULL)
-            memset(num_engines, 0, sizeof *num_engines);
-        if (num_cores_per_engine != NULL)
-            memset(num_cores_per_engine, 0, sizeof *num_cores_per_engine);
+        cubind_mock_zero(num_engines, sizeof *num_engines);
+        cubind_mock_zero(num_cores_per_engine, sizeof *num_cores_per_engine);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -189,8 +174,7 @@ MOCK_API nvjpegStatus_t nvjpegJpegStateCreate(nvjpegHandle_t handle, nvjpegJpegS
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&jpeg_handle, sizeof(nvjpegJpegState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (jpeg_handle != NULL)
-            memset(jpeg_handle, 0, sizeof *jpeg_handle);
+        cubind_mock_zero(jpeg_handle, sizeof *jpeg_handle);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -215,14 +199,10 @@ MOCK_API nvjpegStatus_t nvjpegGetImageInfo(nvjpegHandle_t handle, const unsigned
     cubind_mock_arg(&widths, sizeof(int *));
     cubind_mock_arg(&heights, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nComponents != NULL)
-            memset(nComponents, 0, sizeof *nComponents);
-        if (subsampling != NULL)
-            memset(subsampling, 0, sizeof *subsampling);
-        if (widths != NULL)
-            memset(widths, 0, sizeof *widths);
-        if (heights != NULL)
-            memset(heights, 0, sizeof *heights);
+        cubind_mock_zero(nComponents, sizeof *nComponents);
+        cubind_mock_zero(subsampling, sizeof *subsampling);
+        cubind_mock_zero(widths, sizeof *widths);
+        cubind_mock_zero(heights, sizeof *heights);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -239,8 +219,7 @@ MOCK_API nvjpegStatus_t nvjpegDecode(nvjpegHandle_t handle, nvjpegJpegState_t jp
     cubind_mock_arg(&destination, sizeof(nvjpegImage_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (destination != NULL)
-            memset(destination, 0, sizeof *destination);
+        cubind_mock_zero(destination, sizeof *destination);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -268,8 +247,7 @@ MOCK_API nvjpegStatus_t nvjpegDecodeBatched(nvjpegHandle_t handle, nvjpegJpegSta
     cubind_mock_arg(&destinations, sizeof(nvjpegImage_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (destinations != NULL)
-            memset(destinations, 0, sizeof *destinations);
+        cubind_mock_zero(destinations, sizeof *destinations);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -307,8 +285,7 @@ MOCK_API nvjpegStatus_t nvjpegEncoderStateCreate(nvjpegHandle_t handle, nvjpegEn
     cubind_mock_arg(&encoder_state, sizeof(nvjpegEncoderState_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (encoder_state != NULL)
-            memset(encoder_state, 0, sizeof *encoder_state);
+        cubind_mock_zero(encoder_state, sizeof *encoder_state);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -329,8 +306,7 @@ MOCK_API nvjpegStatus_t nvjpegEncoderParamsCreate(nvjpegHandle_t handle, nvjpegE
     cubind_mock_arg(&encoder_params, sizeof(nvjpegEncoderParams_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (encoder_params != NULL)
-            memset(encoder_params, 0, sizeof *encoder_params);
+        cubind_mock_zero(encoder_params, sizeof *encoder_params);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -393,8 +369,7 @@ MOCK_API nvjpegStatus_t nvjpegEncodeGetBufferSize(nvjpegHandle_t handle, const n
     cubind_mock_arg(&image_height, sizeof(int));
     cubind_mock_arg(&max_stream_length, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (max_stream_length != NULL)
-            memset(max_stream_length, 0, sizeof *max_stream_length);
+        cubind_mock_zero(max_stream_length, sizeof *max_stream_length);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -439,10 +414,8 @@ MOCK_API nvjpegStatus_t nvjpegEncodeRetrieveBitstreamDevice(nvjpegHandle_t handl
     cubind_mock_arg(&length, sizeof(size_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (data != NULL)
-            memset(data, 0, sizeof *data);
-        if (length != NULL)
-            memset(length, 0, sizeof *length);
+        cubind_mock_zero(data, sizeof *data);
+        cubind_mock_zero(length, sizeof *length);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -457,10 +430,8 @@ MOCK_API nvjpegStatus_t nvjpegEncodeRetrieveBitstream(nvjpegHandle_t handle, nvj
     cubind_mock_arg(&length, sizeof(size_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (data != NULL)
-            memset(data, 0, sizeof *data);
-        if (length != NULL)
-            memset(length, 0, sizeof *length);
+        cubind_mock_zero(data, sizeof *data);
+        cubind_mock_zero(length, sizeof *length);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -473,10 +444,8 @@ MOCK_API nvjpegStatus_t nvjpegBufferPinnedCreate(nvjpegHandle_t handle, nvjpegPi
     cubind_mock_arg(&pinned_allocator, sizeof(nvjpegPinnedAllocator_t *));
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferPinned_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pinned_allocator != NULL)
-            memset(pinned_allocator, 0, sizeof *pinned_allocator);
-        if (buffer != NULL)
-            memset(buffer, 0, sizeof *buffer);
+        cubind_mock_zero(pinned_allocator, sizeof *pinned_allocator);
+        cubind_mock_zero(buffer, sizeof *buffer);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -489,10 +458,8 @@ MOCK_API nvjpegStatus_t nvjpegBufferPinnedCreateV2(nvjpegHandle_t handle, nvjpeg
     cubind_mock_arg(&pinned_allocator, sizeof(nvjpegPinnedAllocatorV2_t *));
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferPinned_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pinned_allocator != NULL)
-            memset(pinned_allocator, 0, sizeof *pinned_allocator);
-        if (buffer != NULL)
-            memset(buffer, 0, sizeof *buffer);
+        cubind_mock_zero(pinned_allocator, sizeof *pinned_allocator);
+        cubind_mock_zero(buffer, sizeof *buffer);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -523,10 +490,8 @@ MOCK_API nvjpegStatus_t nvjpegBufferDeviceCreate(nvjpegHandle_t handle, nvjpegDe
     cubind_mock_arg(&device_allocator, sizeof(nvjpegDevAllocator_t *));
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferDevice_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device_allocator != NULL)
-            memset(device_allocator, 0, sizeof *device_allocator);
-        if (buffer != NULL)
-            memset(buffer, 0, sizeof *buffer);
+        cubind_mock_zero(device_allocator, sizeof *device_allocator);
+        cubind_mock_zero(buffer, sizeof *buffer);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -539,10 +504,8 @@ MOCK_API nvjpegStatus_t nvjpegBufferDeviceCreateV2(nvjpegHandle_t handle, nvjpeg
     cubind_mock_arg(&device_allocator, sizeof(nvjpegDevAllocatorV2_t *));
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferDevice_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device_allocator != NULL)
-            memset(device_allocator, 0, sizeof *device_allocator);
-        if (buffer != NULL)
-            memset(buffer, 0, sizeof *buffer);
+        cubind_mock_zero(device_allocator, sizeof *device_allocator);
+        cubind_mock_zero(buffer, sizeof *buffer);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -573,10 +536,8 @@ MOCK_API nvjpegStatus_t nvjpegBufferPinnedRetrieve(nvjpegBufferPinned_t buffer, 
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&ptr, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
-        if (ptr != NULL)
-            memset(ptr, 0, sizeof *ptr);
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(ptr, sizeof *ptr);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -589,10 +550,8 @@ MOCK_API nvjpegStatus_t nvjpegBufferDeviceRetrieve(nvjpegBufferDevice_t buffer, 
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&ptr, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
-        if (ptr != NULL)
-            memset(ptr, 0, sizeof *ptr);
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(ptr, sizeof *ptr);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -622,8 +581,7 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamCreate(nvjpegHandle_t handle, nvjpegJpeg
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (jpeg_stream != NULL)
-            memset(jpeg_stream, 0, sizeof *jpeg_stream);
+        cubind_mock_zero(jpeg_stream, sizeof *jpeg_stream);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -678,8 +636,7 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetJpegEncoding(nvjpegJpegStream_t jpeg_
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&jpeg_encoding, sizeof(nvjpegJpegEncoding_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (jpeg_encoding != NULL)
-            memset(jpeg_encoding, 0, sizeof *jpeg_encoding);
+        cubind_mock_zero(jpeg_encoding, sizeof *jpeg_encoding);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -692,10 +649,8 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetFrameDimensions(nvjpegJpegStream_t jp
     cubind_mock_arg(&width, sizeof(unsigned int *));
     cubind_mock_arg(&height, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (width != NULL)
-            memset(width, 0, sizeof *width);
-        if (height != NULL)
-            memset(height, 0, sizeof *height);
+        cubind_mock_zero(width, sizeof *width);
+        cubind_mock_zero(height, sizeof *height);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -707,8 +662,7 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetComponentsNum(nvjpegJpegStream_t jpeg
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&components_num, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (components_num != NULL)
-            memset(components_num, 0, sizeof *components_num);
+        cubind_mock_zero(components_num, sizeof *components_num);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -722,10 +676,8 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetComponentDimensions(nvjpegJpegStream_
     cubind_mock_arg(&width, sizeof(unsigned int *));
     cubind_mock_arg(&height, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (width != NULL)
-            memset(width, 0, sizeof *width);
-        if (height != NULL)
-            memset(height, 0, sizeof *height);
+        cubind_mock_zero(width, sizeof *width);
+        cubind_mock_zero(height, sizeof *height);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -737,8 +689,7 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetExifOrientation(nvjpegJpegStream_t jp
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&orientation_flag, sizeof(nvjpegExifOrientation_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (orientation_flag != NULL)
-            memset(orientation_flag, 0, sizeof *orientation_flag);
+        cubind_mock_zero(orientation_flag, sizeof *orientation_flag);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -750,8 +701,7 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetSamplePrecision(nvjpegJpegStream_t jp
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&precision, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (precision != NULL)
-            memset(precision, 0, sizeof *precision);
+        cubind_mock_zero(precision, sizeof *precision);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -763,8 +713,7 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetChromaSubsampling(nvjpegJpegStream_t 
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&chroma_subsampling, sizeof(nvjpegChromaSubsampling_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (chroma_subsampling != NULL)
-            memset(chroma_subsampling, 0, sizeof *chroma_subsampling);
+        cubind_mock_zero(chroma_subsampling, sizeof *chroma_subsampling);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -776,8 +725,7 @@ MOCK_API nvjpegStatus_t nvjpegDecodeParamsCreate(nvjpegHandle_t handle, nvjpegDe
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&decode_params, sizeof(nvjpegDecodeParams_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (decode_params != NULL)
-            memset(decode_params, 0, sizeof *decode_params);
+        cubind_mock_zero(decode_params, sizeof *decode_params);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -846,8 +794,7 @@ MOCK_API nvjpegStatus_t nvjpegDecoderCreate(nvjpegHandle_t nvjpeg_handle, nvjpeg
     cubind_mock_arg(&implementation, sizeof(nvjpegBackend_t));
     cubind_mock_arg(&decoder_handle, sizeof(nvjpegJpegDecoder_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (decoder_handle != NULL)
-            memset(decoder_handle, 0, sizeof *decoder_handle);
+        cubind_mock_zero(decoder_handle, sizeof *decoder_handle);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -869,8 +816,7 @@ MOCK_API nvjpegStatus_t nvjpegDecoderJpegSupported(nvjpegJpegDecoder_t decoder_h
     cubind_mock_arg(&decode_params, sizeof(nvjpegDecodeParams_t));
     cubind_mock_arg(&is_supported, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (is_supported != NULL)
-            memset(is_supported, 0, sizeof *is_supported);
+        cubind_mock_zero(is_supported, sizeof *is_supported);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -883,8 +829,7 @@ MOCK_API nvjpegStatus_t nvjpegDecodeBatchedSupported(nvjpegHandle_t handle, nvjp
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&is_supported, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (is_supported != NULL)
-            memset(is_supported, 0, sizeof *is_supported);
+        cubind_mock_zero(is_supported, sizeof *is_supported);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -898,8 +843,7 @@ MOCK_API nvjpegStatus_t nvjpegDecodeBatchedSupportedEx(nvjpegHandle_t handle, nv
     cubind_mock_arg(&decode_params, sizeof(nvjpegDecodeParams_t));
     cubind_mock_arg(&is_supported, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (is_supported != NULL)
-            memset(is_supported, 0, sizeof *is_supported);
+        cubind_mock_zero(is_supported, sizeof *is_supported);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -912,8 +856,7 @@ MOCK_API nvjpegStatus_t nvjpegDecoderStateCreate(nvjpegHandle_t nvjpeg_handle, n
     cubind_mock_arg(&decoder_handle, sizeof(nvjpegJpegDecoder_t));
     cubind_mock_arg(&decoder_state, sizeof(nvjpegJpegState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (decoder_state != NULL)
-            memset(decoder_state, 0, sizeof *decoder_state);
+        cubind_mock_zero(decoder_state, sizeof *decoder_state);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -930,8 +873,7 @@ MOCK_API nvjpegStatus_t nvjpegDecodeJpeg(nvjpegHandle_t handle, nvjpegJpegDecode
     cubind_mock_arg(&decode_params, sizeof(nvjpegDecodeParams_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (destination != NULL)
-            memset(destination, 0, sizeof *destination);
+        cubind_mock_zero(destination, sizeof *destination);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -970,8 +912,7 @@ MOCK_API nvjpegStatus_t nvjpegDecodeJpegDevice(nvjpegHandle_t handle, nvjpegJpeg
     cubind_mock_arg(&destination, sizeof(nvjpegImage_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (destination != NULL)
-            memset(destination, 0, sizeof *destination);
+        cubind_mock_zero(destination, sizeof *destination);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }
@@ -988,10 +929,8 @@ MOCK_API nvjpegStatus_t nvjpegDecodeBatchedEx(nvjpegHandle_t handle, nvjpegJpegS
     cubind_mock_arg(&decode_params, sizeof(nvjpegDecodeParams_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (destinations != NULL)
-            memset(destinations, 0, sizeof *destinations);
-        if (decode_params != NULL)
-            memset(decode_params, 0, sizeof *decode_params);
+        cubind_mock_zero(destinations, sizeof *destinations);
+        cubind_mock_zero(decode_params, sizeof *decode_params);
     }
     return (nvjpegStatus_t)cubind_mock_status();
 }

@@ -53,8 +53,7 @@ MOCK_API nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int len
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -66,8 +65,7 @@ MOCK_API nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int lengt
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -78,8 +76,7 @@ MOCK_API nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)
     cubind_mock_begin("nvmlSystemGetCudaDriverVersion", __builtin_return_address(0));
     cubind_mock_arg(&cudaDriverVersion, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cudaDriverVersion != NULL)
-            memset(cudaDriverVersion, 0, sizeof *cudaDriverVersion);
+        cubind_mock_zero(cudaDriverVersion, sizeof *cudaDriverVersion);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvidia-ml reports it (encoded) */
@@ -103,8 +100,7 @@ MOCK_API nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)
     cubind_mock_begin("nvmlSystemGetCudaDriverVersion_v2", __builtin_return_address(0));
     cubind_mock_arg(&cudaDriverVersion, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cudaDriverVersion != NULL)
-            memset(cudaDriverVersion, 0, sizeof *cudaDriverVersion);
+        cubind_mock_zero(cudaDriverVersion, sizeof *cudaDriverVersion);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -117,8 +113,7 @@ MOCK_API nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, uns
     cubind_mock_arg(&name, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (name != NULL)
-            memset(name, 0, sizeof *name);
+        cubind_mock_zero(name, sizeof *name);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -130,10 +125,8 @@ MOCK_API nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcE
     cubind_mock_arg(&hwbcCount, sizeof(unsigned int *));
     cubind_mock_arg(&hwbcEntries, sizeof(nvmlHwbcEntry_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (hwbcCount != NULL)
-            memset(hwbcCount, 0, sizeof *hwbcCount);
-        if (hwbcEntries != NULL)
-            memset(hwbcEntries, 0, sizeof *hwbcEntries);
+        cubind_mock_zero(hwbcCount, sizeof *hwbcCount);
+        cubind_mock_zero(hwbcEntries, sizeof *hwbcEntries);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -146,10 +139,8 @@ MOCK_API nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsign
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&deviceArray, sizeof(nvmlDevice_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
-        if (deviceArray != NULL)
-            memset(deviceArray, 0, sizeof *deviceArray);
+        cubind_mock_zero(count, sizeof *count);
+        cubind_mock_zero(deviceArray, sizeof *deviceArray);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -160,8 +151,7 @@ MOCK_API nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount)
     cubind_mock_begin("nvmlUnitGetCount", __builtin_return_address(0));
     cubind_mock_arg(&unitCount, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (unitCount != NULL)
-            memset(unitCount, 0, sizeof *unitCount);
+        cubind_mock_zero(unitCount, sizeof *unitCount);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -173,8 +163,7 @@ MOCK_API nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *u
     cubind_mock_arg(&index, sizeof(unsigned int));
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (unit != NULL)
-            memset(unit, 0, sizeof *unit);
+        cubind_mock_zero(unit, sizeof *unit);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -186,8 +175,7 @@ MOCK_API nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info)
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&info, sizeof(nvmlUnitInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -199,8 +187,7 @@ MOCK_API nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&state, sizeof(nvmlLedState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (state != NULL)
-            memset(state, 0, sizeof *state);
+        cubind_mock_zero(state, sizeof *state);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -212,8 +199,7 @@ MOCK_API nvmlReturn_t nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t *psu)
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&psu, sizeof(nvmlPSUInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (psu != NULL)
-            memset(psu, 0, sizeof *psu);
+        cubind_mock_zero(psu, sizeof *psu);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -226,8 +212,7 @@ MOCK_API nvmlReturn_t nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type,
     cubind_mock_arg(&type, sizeof(unsigned int));
     cubind_mock_arg(&temp, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (temp != NULL)
-            memset(temp, 0, sizeof *temp);
+        cubind_mock_zero(temp, sizeof *temp);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -239,8 +224,7 @@ MOCK_API nvmlReturn_t nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&fanSpeeds, sizeof(nvmlUnitFanSpeeds_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (fanSpeeds != NULL)
-            memset(fanSpeeds, 0, sizeof *fanSpeeds);
+        cubind_mock_zero(fanSpeeds, sizeof *fanSpeeds);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -253,10 +237,8 @@ MOCK_API nvmlReturn_t nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCo
     cubind_mock_arg(&deviceCount, sizeof(unsigned int *));
     cubind_mock_arg(&devices, sizeof(nvmlDevice_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (deviceCount != NULL)
-            memset(deviceCount, 0, sizeof *deviceCount);
-        if (devices != NULL)
-            memset(devices, 0, sizeof *devices);
+        cubind_mock_zero(deviceCount, sizeof *deviceCount);
+        cubind_mock_zero(devices, sizeof *devices);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -267,8 +249,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)
     cubind_mock_begin("nvmlDeviceGetCount_v2", __builtin_return_address(0));
     cubind_mock_arg(&deviceCount, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (deviceCount != NULL)
-            memset(deviceCount, 0, sizeof *deviceCount);
+        cubind_mock_zero(deviceCount, sizeof *deviceCount);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -280,8 +261,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDevice
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&attributes, sizeof(nvmlDeviceAttributes_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (attributes != NULL)
-            memset(attributes, 0, sizeof *attributes);
+        cubind_mock_zero(attributes, sizeof *attributes);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -293,8 +273,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevi
     cubind_mock_arg(&index, sizeof(unsigned int));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device != NULL)
-            memset(device, 0, sizeof *device);
+        cubind_mock_zero(device, sizeof *device);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -306,8 +285,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice
     cubind_mock_arg(&serial, sizeof(const char *));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device != NULL)
-            memset(device, 0, sizeof *device);
+        cubind_mock_zero(device, sizeof *device);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -319,8 +297,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *
     cubind_mock_arg(&uuid, sizeof(const char *));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device != NULL)
-            memset(device, 0, sizeof *device);
+        cubind_mock_zero(device, sizeof *device);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -332,8 +309,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvm
     cubind_mock_arg(&pciBusId, sizeof(const char *));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device != NULL)
-            memset(device, 0, sizeof *device);
+        cubind_mock_zero(device, sizeof *device);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -346,8 +322,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigne
     cubind_mock_arg(&name, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (name != NULL)
-            memset(name, 0, sizeof *name);
+        cubind_mock_zero(name, sizeof *name);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -359,8 +334,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *t
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&type, sizeof(nvmlBrandType_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (type != NULL)
-            memset(type, 0, sizeof *type);
+        cubind_mock_zero(type, sizeof *type);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -372,8 +346,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *inde
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&index, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (index != NULL)
-            memset(index, 0, sizeof *index);
+        cubind_mock_zero(index, sizeof *index);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -386,8 +359,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, uns
     cubind_mock_arg(&serial, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (serial != NULL)
-            memset(serial, 0, sizeof *serial);
+        cubind_mock_zero(serial, sizeof *serial);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -399,8 +371,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *m
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&moduleId, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (moduleId != NULL)
-            memset(moduleId, 0, sizeof *moduleId);
+        cubind_mock_zero(moduleId, sizeof *moduleId);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -412,8 +383,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cMode
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&c2cModeInfo, sizeof(nvmlC2cModeInfo_v1_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (c2cModeInfo != NULL)
-            memset(c2cModeInfo, 0, sizeof *c2cModeInfo);
+        cubind_mock_zero(c2cModeInfo, sizeof *c2cModeInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -427,8 +397,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&nodeSet, sizeof(unsigned long *));
     cubind_mock_arg(&scope, sizeof(nvmlAffinityScope_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nodeSet != NULL)
-            memset(nodeSet, 0, sizeof *nodeSet);
+        cubind_mock_zero(nodeSet, sizeof *nodeSet);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -442,8 +411,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, u
     cubind_mock_arg(&cpuSet, sizeof(unsigned long *));
     cubind_mock_arg(&scope, sizeof(nvmlAffinityScope_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cpuSet != NULL)
-            memset(cpuSet, 0, sizeof *cpuSet);
+        cubind_mock_zero(cpuSet, sizeof *cpuSet);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -456,8 +424,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&cpuSetSize, sizeof(unsigned int));
     cubind_mock_arg(&cpuSet, sizeof(unsigned long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cpuSet != NULL)
-            memset(cpuSet, 0, sizeof *cpuSet);
+        cubind_mock_zero(cpuSet, sizeof *cpuSet);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -485,8 +452,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&node, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (node != NULL)
-            memset(node, 0, sizeof *node);
+        cubind_mock_zero(node, sizeof *node);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -499,8 +465,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, 
     cubind_mock_arg(&device2, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pathInfo, sizeof(nvmlGpuTopologyLevel_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pathInfo != NULL)
-            memset(pathInfo, 0, sizeof *pathInfo);
+        cubind_mock_zero(pathInfo, sizeof *pathInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -514,10 +479,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvml
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&deviceArray, sizeof(nvmlDevice_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
-        if (deviceArray != NULL)
-            memset(deviceArray, 0, sizeof *deviceArray);
+        cubind_mock_zero(count, sizeof *count);
+        cubind_mock_zero(deviceArray, sizeof *deviceArray);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -531,8 +494,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t 
     cubind_mock_arg(&p2pIndex, sizeof(nvmlGpuP2PCapsIndex_t));
     cubind_mock_arg(&p2pStatus, sizeof(nvmlGpuP2PStatus_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (p2pStatus != NULL)
-            memset(p2pStatus, 0, sizeof *p2pStatus);
+        cubind_mock_zero(p2pStatus, sizeof *p2pStatus);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -545,8 +507,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigne
     cubind_mock_arg(&uuid, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (uuid != NULL)
-            memset(uuid, 0, sizeof *uuid);
+        cubind_mock_zero(uuid, sizeof *uuid);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -558,8 +519,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&minorNumber, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (minorNumber != NULL)
-            memset(minorNumber, 0, sizeof *minorNumber);
+        cubind_mock_zero(minorNumber, sizeof *minorNumber);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -572,8 +532,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *pa
     cubind_mock_arg(&partNumber, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (partNumber != NULL)
-            memset(partNumber, 0, sizeof *partNumber);
+        cubind_mock_zero(partNumber, sizeof *partNumber);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -587,8 +546,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInfor
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -601,8 +559,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -614,8 +571,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t dev
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&checksum, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (checksum != NULL)
-            memset(checksum, 0, sizeof *checksum);
+        cubind_mock_zero(checksum, sizeof *checksum);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -636,10 +592,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigne
     cubind_mock_arg(&timestamp, sizeof(unsigned long long *));
     cubind_mock_arg(&durationUs, sizeof(unsigned long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (timestamp != NULL)
-            memset(timestamp, 0, sizeof *timestamp);
-        if (durationUs != NULL)
-            memset(durationUs, 0, sizeof *durationUs);
+        cubind_mock_zero(timestamp, sizeof *timestamp);
+        cubind_mock_zero(durationUs, sizeof *durationUs);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -651,8 +605,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableSt
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&display, sizeof(nvmlEnableState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (display != NULL)
-            memset(display, 0, sizeof *display);
+        cubind_mock_zero(display, sizeof *display);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -664,8 +617,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnable
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&isActive, sizeof(nvmlEnableState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (isActive != NULL)
-            memset(isActive, 0, sizeof *isActive);
+        cubind_mock_zero(isActive, sizeof *isActive);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -677,8 +629,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnab
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&mode, sizeof(nvmlEnableState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -690,8 +641,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoEx
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pci, sizeof(nvmlPciInfoExt_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pci != NULL)
-            memset(pci, 0, sizeof *pci);
+        cubind_mock_zero(pci, sizeof *pci);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -703,8 +653,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pci, sizeof(nvmlPciInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pci != NULL)
-            memset(pci, 0, sizeof *pci);
+        cubind_mock_zero(pci, sizeof *pci);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -716,8 +665,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, un
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&maxLinkGen, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (maxLinkGen != NULL)
-            memset(maxLinkGen, 0, sizeof *maxLinkGen);
+        cubind_mock_zero(maxLinkGen, sizeof *maxLinkGen);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -729,8 +677,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device,
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&maxLinkGenDevice, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (maxLinkGenDevice != NULL)
-            memset(maxLinkGenDevice, 0, sizeof *maxLinkGenDevice);
+        cubind_mock_zero(maxLinkGenDevice, sizeof *maxLinkGenDevice);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -742,8 +689,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigne
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&maxLinkWidth, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (maxLinkWidth != NULL)
-            memset(maxLinkWidth, 0, sizeof *maxLinkWidth);
+        cubind_mock_zero(maxLinkWidth, sizeof *maxLinkWidth);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -755,8 +701,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, u
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&currLinkGen, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (currLinkGen != NULL)
-            memset(currLinkGen, 0, sizeof *currLinkGen);
+        cubind_mock_zero(currLinkGen, sizeof *currLinkGen);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -768,8 +713,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsign
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&currLinkWidth, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (currLinkWidth != NULL)
-            memset(currLinkWidth, 0, sizeof *currLinkWidth);
+        cubind_mock_zero(currLinkWidth, sizeof *currLinkWidth);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -782,8 +726,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieU
     cubind_mock_arg(&counter, sizeof(nvmlPcieUtilCounter_t));
     cubind_mock_arg(&value, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -795,8 +738,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsign
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&value, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -809,8 +751,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_
     cubind_mock_arg(&type, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clock, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (clock != NULL)
-            memset(clock, 0, sizeof *clock);
+        cubind_mock_zero(clock, sizeof *clock);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -823,8 +764,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockTy
     cubind_mock_arg(&type, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clock, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (clock != NULL)
-            memset(clock, 0, sizeof *clock);
+        cubind_mock_zero(clock, sizeof *clock);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -836,8 +776,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offs
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&offset, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (offset != NULL)
-            memset(offset, 0, sizeof *offset);
+        cubind_mock_zero(offset, sizeof *offset);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -850,8 +789,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlCl
     cubind_mock_arg(&clockType, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clockMHz, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (clockMHz != NULL)
-            memset(clockMHz, 0, sizeof *clockMHz);
+        cubind_mock_zero(clockMHz, sizeof *clockMHz);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -864,8 +802,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device,
     cubind_mock_arg(&clockType, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clockMHz, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (clockMHz != NULL)
-            memset(clockMHz, 0, sizeof *clockMHz);
+        cubind_mock_zero(clockMHz, sizeof *clockMHz);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -879,8 +816,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t cl
     cubind_mock_arg(&clockId, sizeof(nvmlClockId_t));
     cubind_mock_arg(&clockMHz, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (clockMHz != NULL)
-            memset(clockMHz, 0, sizeof *clockMHz);
+        cubind_mock_zero(clockMHz, sizeof *clockMHz);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -893,8 +829,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nv
     cubind_mock_arg(&clockType, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clockMHz, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (clockMHz != NULL)
-            memset(clockMHz, 0, sizeof *clockMHz);
+        cubind_mock_zero(clockMHz, sizeof *clockMHz);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -907,10 +842,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, un
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&clocksMHz, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
-        if (clocksMHz != NULL)
-            memset(clocksMHz, 0, sizeof *clocksMHz);
+        cubind_mock_zero(count, sizeof *count);
+        cubind_mock_zero(clocksMHz, sizeof *clocksMHz);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -924,10 +857,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, 
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&clocksMHz, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
-        if (clocksMHz != NULL)
-            memset(clocksMHz, 0, sizeof *clocksMHz);
+        cubind_mock_zero(count, sizeof *count);
+        cubind_mock_zero(clocksMHz, sizeof *clocksMHz);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -940,10 +871,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device,
     cubind_mock_arg(&isEnabled, sizeof(nvmlEnableState_t *));
     cubind_mock_arg(&defaultIsEnabled, sizeof(nvmlEnableState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (isEnabled != NULL)
-            memset(isEnabled, 0, sizeof *isEnabled);
-        if (defaultIsEnabled != NULL)
-            memset(defaultIsEnabled, 0, sizeof *defaultIsEnabled);
+        cubind_mock_zero(isEnabled, sizeof *isEnabled);
+        cubind_mock_zero(defaultIsEnabled, sizeof *defaultIsEnabled);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -955,8 +884,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *s
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&speed, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (speed != NULL)
-            memset(speed, 0, sizeof *speed);
+        cubind_mock_zero(speed, sizeof *speed);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -969,8 +897,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&fan, sizeof(unsigned int));
     cubind_mock_arg(&speed, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (speed != NULL)
-            memset(speed, 0, sizeof *speed);
+        cubind_mock_zero(speed, sizeof *speed);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -983,8 +910,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&fan, sizeof(unsigned int));
     cubind_mock_arg(&targetSpeed, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (targetSpeed != NULL)
-            memset(targetSpeed, 0, sizeof *targetSpeed);
+        cubind_mock_zero(targetSpeed, sizeof *targetSpeed);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -997,10 +923,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&minSpeed, sizeof(unsigned int *));
     cubind_mock_arg(&maxSpeed, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (minSpeed != NULL)
-            memset(minSpeed, 0, sizeof *minSpeed);
-        if (maxSpeed != NULL)
-            memset(maxSpeed, 0, sizeof *maxSpeed);
+        cubind_mock_zero(minSpeed, sizeof *minSpeed);
+        cubind_mock_zero(maxSpeed, sizeof *maxSpeed);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1013,8 +937,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsi
     cubind_mock_arg(&fan, sizeof(unsigned int));
     cubind_mock_arg(&policy, sizeof(nvmlFanControlPolicy_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (policy != NULL)
-            memset(policy, 0, sizeof *policy);
+        cubind_mock_zero(policy, sizeof *policy);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1026,8 +949,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *nu
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&numFans, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numFans != NULL)
-            memset(numFans, 0, sizeof *numFans);
+        cubind_mock_zero(numFans, sizeof *numFans);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1040,8 +962,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperat
     cubind_mock_arg(&sensorType, sizeof(nvmlTemperatureSensors_t));
     cubind_mock_arg(&temp, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (temp != NULL)
-            memset(temp, 0, sizeof *temp);
+        cubind_mock_zero(temp, sizeof *temp);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1054,8 +975,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvm
     cubind_mock_arg(&thresholdType, sizeof(nvmlTemperatureThresholds_t));
     cubind_mock_arg(&temp, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (temp != NULL)
-            memset(temp, 0, sizeof *temp);
+        cubind_mock_zero(temp, sizeof *temp);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1068,8 +988,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned
     cubind_mock_arg(&sensorIndex, sizeof(unsigned int));
     cubind_mock_arg(&pThermalSettings, sizeof(nvmlGpuThermalSettings_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pThermalSettings != NULL)
-            memset(pThermalSettings, 0, sizeof *pThermalSettings);
+        cubind_mock_zero(pThermalSettings, sizeof *pThermalSettings);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1081,8 +1000,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPst
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pState, sizeof(nvmlPstates_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pState != NULL)
-            memset(pState, 0, sizeof *pState);
+        cubind_mock_zero(pState, sizeof *pState);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1094,8 +1012,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&clocksEventReasons, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (clocksEventReasons != NULL)
-            memset(clocksEventReasons, 0, sizeof *clocksEventReasons);
+        cubind_mock_zero(clocksEventReasons, sizeof *clocksEventReasons);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1107,8 +1024,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t dev
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&clocksThrottleReasons, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (clocksThrottleReasons != NULL)
-            memset(clocksThrottleReasons, 0, sizeof *clocksThrottleReasons);
+        cubind_mock_zero(clocksThrottleReasons, sizeof *clocksThrottleReasons);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1120,8 +1036,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t devi
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&supportedClocksEventReasons, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (supportedClocksEventReasons != NULL)
-            memset(supportedClocksEventReasons, 0, sizeof *supportedClocksEventReasons);
+        cubind_mock_zero(supportedClocksEventReasons, sizeof *supportedClocksEventReasons);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1133,8 +1048,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t d
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&supportedClocksThrottleReasons, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (supportedClocksThrottleReasons != NULL)
-            memset(supportedClocksThrottleReasons, 0, sizeof *supportedClocksThrottleReasons);
+        cubind_mock_zero(supportedClocksThrottleReasons, sizeof *supportedClocksThrottleReasons);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1146,8 +1060,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pState, sizeof(nvmlPstates_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pState != NULL)
-            memset(pState, 0, sizeof *pState);
+        cubind_mock_zero(pState, sizeof *pState);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1159,8 +1072,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device, nvmlG
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pDynamicPstatesInfo, sizeof(nvmlGpuDynamicPstatesInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pDynamicPstatesInfo != NULL)
-            memset(pDynamicPstatesInfo, 0, sizeof *pDynamicPstatesInfo);
+        cubind_mock_zero(pDynamicPstatesInfo, sizeof *pDynamicPstatesInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1172,8 +1084,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int *offs
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&offset, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (offset != NULL)
-            memset(offset, 0, sizeof *offset);
+        cubind_mock_zero(offset, sizeof *offset);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1188,10 +1099,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvml
     cubind_mock_arg(&minClockMHz, sizeof(unsigned int *));
     cubind_mock_arg(&maxClockMHz, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (minClockMHz != NULL)
-            memset(minClockMHz, 0, sizeof *minClockMHz);
-        if (maxClockMHz != NULL)
-            memset(maxClockMHz, 0, sizeof *maxClockMHz);
+        cubind_mock_zero(minClockMHz, sizeof *minClockMHz);
+        cubind_mock_zero(maxClockMHz, sizeof *maxClockMHz);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1204,8 +1113,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t devic
     cubind_mock_arg(&pstates, sizeof(nvmlPstates_t *));
     cubind_mock_arg(&size, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pstates != NULL)
-            memset(pstates, 0, sizeof *pstates);
+        cubind_mock_zero(pstates, sizeof *pstates);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1218,10 +1126,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int
     cubind_mock_arg(&minOffset, sizeof(int *));
     cubind_mock_arg(&maxOffset, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (minOffset != NULL)
-            memset(minOffset, 0, sizeof *minOffset);
-        if (maxOffset != NULL)
-            memset(maxOffset, 0, sizeof *maxOffset);
+        cubind_mock_zero(minOffset, sizeof *minOffset);
+        cubind_mock_zero(maxOffset, sizeof *maxOffset);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1234,10 +1140,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int
     cubind_mock_arg(&minOffset, sizeof(int *));
     cubind_mock_arg(&maxOffset, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (minOffset != NULL)
-            memset(minOffset, 0, sizeof *minOffset);
-        if (maxOffset != NULL)
-            memset(maxOffset, 0, sizeof *maxOffset);
+        cubind_mock_zero(minOffset, sizeof *minOffset);
+        cubind_mock_zero(maxOffset, sizeof *maxOffset);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1249,8 +1153,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvml
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&mode, sizeof(nvmlEnableState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1262,8 +1165,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, uns
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&limit, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (limit != NULL)
-            memset(limit, 0, sizeof *limit);
+        cubind_mock_zero(limit, sizeof *limit);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1276,10 +1178,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t 
     cubind_mock_arg(&minLimit, sizeof(unsigned int *));
     cubind_mock_arg(&maxLimit, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (minLimit != NULL)
-            memset(minLimit, 0, sizeof *minLimit);
-        if (maxLimit != NULL)
-            memset(maxLimit, 0, sizeof *maxLimit);
+        cubind_mock_zero(minLimit, sizeof *minLimit);
+        cubind_mock_zero(maxLimit, sizeof *maxLimit);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1291,8 +1191,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t devi
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&defaultLimit, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (defaultLimit != NULL)
-            memset(defaultLimit, 0, sizeof *defaultLimit);
+        cubind_mock_zero(defaultLimit, sizeof *defaultLimit);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1304,8 +1203,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&power, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (power != NULL)
-            memset(power, 0, sizeof *power);
+        cubind_mock_zero(power, sizeof *power);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1317,8 +1215,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, u
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&energy, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (energy != NULL)
-            memset(energy, 0, sizeof *energy);
+        cubind_mock_zero(energy, sizeof *energy);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1330,8 +1227,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsig
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&limit, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (limit != NULL)
-            memset(limit, 0, sizeof *limit);
+        cubind_mock_zero(limit, sizeof *limit);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1344,10 +1240,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpu
     cubind_mock_arg(&current, sizeof(nvmlGpuOperationMode_t *));
     cubind_mock_arg(&pending, sizeof(nvmlGpuOperationMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (current != NULL)
-            memset(current, 0, sizeof *current);
-        if (pending != NULL)
-            memset(pending, 0, sizeof *pending);
+        cubind_mock_zero(current, sizeof *current);
+        cubind_mock_zero(pending, sizeof *pending);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1359,8 +1253,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&memory, sizeof(nvmlMemory_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (memory != NULL)
-            memset(memory, 0, sizeof *memory);
+        cubind_mock_zero(memory, sizeof *memory);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1372,8 +1265,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&memory, sizeof(nvmlMemory_v2_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (memory != NULL)
-            memset(memory, 0, sizeof *memory);
+        cubind_mock_zero(memory, sizeof *memory);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1385,8 +1277,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeM
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&mode, sizeof(nvmlComputeMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1399,10 +1290,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, in
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (major != NULL)
-            memset(major, 0, sizeof *major);
-        if (minor != NULL)
-            memset(minor, 0, sizeof *minor);
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1415,10 +1304,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_
     cubind_mock_arg(&current, sizeof(nvmlEnableState_t *));
     cubind_mock_arg(&pending, sizeof(nvmlEnableState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (current != NULL)
-            memset(current, 0, sizeof *current);
-        if (pending != NULL)
-            memset(pending, 0, sizeof *pending);
+        cubind_mock_zero(current, sizeof *current);
+        cubind_mock_zero(pending, sizeof *pending);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1430,8 +1317,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnabl
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&defaultMode, sizeof(nvmlEnableState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (defaultMode != NULL)
-            memset(defaultMode, 0, sizeof *defaultMode);
+        cubind_mock_zero(defaultMode, sizeof *defaultMode);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1443,8 +1329,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *bo
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&boardId, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (boardId != NULL)
-            memset(boardId, 0, sizeof *boardId);
+        cubind_mock_zero(boardId, sizeof *boardId);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1456,8 +1341,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned i
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&multiGpuBool, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (multiGpuBool != NULL)
-            memset(multiGpuBool, 0, sizeof *multiGpuBool);
+        cubind_mock_zero(multiGpuBool, sizeof *multiGpuBool);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1471,8 +1355,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemor
     cubind_mock_arg(&counterType, sizeof(nvmlEccCounterType_t));
     cubind_mock_arg(&eccCounts, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (eccCounts != NULL)
-            memset(eccCounts, 0, sizeof *eccCounts);
+        cubind_mock_zero(eccCounts, sizeof *eccCounts);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1486,8 +1369,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMe
     cubind_mock_arg(&counterType, sizeof(nvmlEccCounterType_t));
     cubind_mock_arg(&eccCounts, sizeof(nvmlEccErrorCounts_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (eccCounts != NULL)
-            memset(eccCounts, 0, sizeof *eccCounts);
+        cubind_mock_zero(eccCounts, sizeof *eccCounts);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1502,8 +1384,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlM
     cubind_mock_arg(&locationType, sizeof(nvmlMemoryLocation_t));
     cubind_mock_arg(&count, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1515,8 +1396,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUti
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&utilization, sizeof(nvmlUtilization_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (utilization != NULL)
-            memset(utilization, 0, sizeof *utilization);
+        cubind_mock_zero(utilization, sizeof *utilization);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1529,10 +1409,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsig
     cubind_mock_arg(&utilization, sizeof(unsigned int *));
     cubind_mock_arg(&samplingPeriodUs, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (utilization != NULL)
-            memset(utilization, 0, sizeof *utilization);
-        if (samplingPeriodUs != NULL)
-            memset(samplingPeriodUs, 0, sizeof *samplingPeriodUs);
+        cubind_mock_zero(utilization, sizeof *utilization);
+        cubind_mock_zero(samplingPeriodUs, sizeof *samplingPeriodUs);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1545,8 +1423,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEncoderCapacity(nvmlDevice_t device, nvmlEnco
     cubind_mock_arg(&encoderQueryType, sizeof(nvmlEncoderType_t));
     cubind_mock_arg(&encoderCapacity, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (encoderCapacity != NULL)
-            memset(encoderCapacity, 0, sizeof *encoderCapacity);
+        cubind_mock_zero(encoderCapacity, sizeof *encoderCapacity);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1560,12 +1437,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned in
     cubind_mock_arg(&averageFps, sizeof(unsigned int *));
     cubind_mock_arg(&averageLatency, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sessionCount != NULL)
-            memset(sessionCount, 0, sizeof *sessionCount);
-        if (averageFps != NULL)
-            memset(averageFps, 0, sizeof *averageFps);
-        if (averageLatency != NULL)
-            memset(averageLatency, 0, sizeof *averageLatency);
+        cubind_mock_zero(sessionCount, sizeof *sessionCount);
+        cubind_mock_zero(averageFps, sizeof *averageFps);
+        cubind_mock_zero(averageLatency, sizeof *averageLatency);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1578,10 +1452,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&sessionInfos, sizeof(nvmlEncoderSessionInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sessionCount != NULL)
-            memset(sessionCount, 0, sizeof *sessionCount);
-        if (sessionInfos != NULL)
-            memset(sessionInfos, 0, sizeof *sessionInfos);
+        cubind_mock_zero(sessionCount, sizeof *sessionCount);
+        cubind_mock_zero(sessionInfos, sizeof *sessionInfos);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1594,10 +1466,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsig
     cubind_mock_arg(&utilization, sizeof(unsigned int *));
     cubind_mock_arg(&samplingPeriodUs, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (utilization != NULL)
-            memset(utilization, 0, sizeof *utilization);
-        if (samplingPeriodUs != NULL)
-            memset(samplingPeriodUs, 0, sizeof *samplingPeriodUs);
+        cubind_mock_zero(utilization, sizeof *utilization);
+        cubind_mock_zero(samplingPeriodUs, sizeof *samplingPeriodUs);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1610,10 +1480,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&utilization, sizeof(unsigned int *));
     cubind_mock_arg(&samplingPeriodUs, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (utilization != NULL)
-            memset(utilization, 0, sizeof *utilization);
-        if (samplingPeriodUs != NULL)
-            memset(samplingPeriodUs, 0, sizeof *samplingPeriodUs);
+        cubind_mock_zero(utilization, sizeof *utilization);
+        cubind_mock_zero(samplingPeriodUs, sizeof *samplingPeriodUs);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1626,10 +1494,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&utilization, sizeof(unsigned int *));
     cubind_mock_arg(&samplingPeriodUs, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (utilization != NULL)
-            memset(utilization, 0, sizeof *utilization);
-        if (samplingPeriodUs != NULL)
-            memset(samplingPeriodUs, 0, sizeof *samplingPeriodUs);
+        cubind_mock_zero(utilization, sizeof *utilization);
+        cubind_mock_zero(samplingPeriodUs, sizeof *samplingPeriodUs);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1641,8 +1507,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&fbcStats, sizeof(nvmlFBCStats_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (fbcStats != NULL)
-            memset(fbcStats, 0, sizeof *fbcStats);
+        cubind_mock_zero(fbcStats, sizeof *fbcStats);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1655,10 +1520,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&sessionInfo, sizeof(nvmlFBCSessionInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sessionCount != NULL)
-            memset(sessionCount, 0, sizeof *sessionCount);
-        if (sessionInfo != NULL)
-            memset(sessionInfo, 0, sizeof *sessionInfo);
+        cubind_mock_zero(sessionCount, sizeof *sessionCount);
+        cubind_mock_zero(sessionInfo, sizeof *sessionInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1671,10 +1534,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t device, nvmlDriverMo
     cubind_mock_arg(&current, sizeof(nvmlDriverModel_t *));
     cubind_mock_arg(&pending, sizeof(nvmlDriverModel_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (current != NULL)
-            memset(current, 0, sizeof *current);
-        if (pending != NULL)
-            memset(pending, 0, sizeof *pending);
+        cubind_mock_zero(current, sizeof *current);
+        cubind_mock_zero(pending, sizeof *pending);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1687,8 +1548,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *versi
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1700,8 +1560,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridg
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&bridgeHierarchy, sizeof(nvmlBridgeChipHierarchy_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bridgeHierarchy != NULL)
-            memset(bridgeHierarchy, 0, sizeof *bridgeHierarchy);
+        cubind_mock_zero(bridgeHierarchy, sizeof *bridgeHierarchy);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1714,10 +1573,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t devic
     cubind_mock_arg(&infoCount, sizeof(unsigned int *));
     cubind_mock_arg(&infos, sizeof(nvmlProcessInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (infoCount != NULL)
-            memset(infoCount, 0, sizeof *infoCount);
-        if (infos != NULL)
-            memset(infos, 0, sizeof *infos);
+        cubind_mock_zero(infoCount, sizeof *infoCount);
+        cubind_mock_zero(infos, sizeof *infos);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1730,10 +1587,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t devi
     cubind_mock_arg(&infoCount, sizeof(unsigned int *));
     cubind_mock_arg(&infos, sizeof(nvmlProcessInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (infoCount != NULL)
-            memset(infoCount, 0, sizeof *infoCount);
-        if (infos != NULL)
-            memset(infos, 0, sizeof *infos);
+        cubind_mock_zero(infoCount, sizeof *infoCount);
+        cubind_mock_zero(infos, sizeof *infos);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1746,10 +1601,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t de
     cubind_mock_arg(&infoCount, sizeof(unsigned int *));
     cubind_mock_arg(&infos, sizeof(nvmlProcessInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (infoCount != NULL)
-            memset(infoCount, 0, sizeof *infoCount);
-        if (infos != NULL)
-            memset(infos, 0, sizeof *infos);
+        cubind_mock_zero(infoCount, sizeof *infoCount);
+        cubind_mock_zero(infos, sizeof *infos);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1761,8 +1614,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device,
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&plist, sizeof(nvmlProcessDetailList_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (plist != NULL)
-            memset(plist, 0, sizeof *plist);
+        cubind_mock_zero(plist, sizeof *plist);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1775,8 +1627,7 @@ MOCK_API nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t d
     cubind_mock_arg(&device2, sizeof(nvmlDevice_t));
     cubind_mock_arg(&onSameBoard, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (onSameBoard != NULL)
-            memset(onSameBoard, 0, sizeof *onSameBoard);
+        cubind_mock_zero(onSameBoard, sizeof *onSameBoard);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1789,8 +1640,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestr
     cubind_mock_arg(&apiType, sizeof(nvmlRestrictedAPI_t));
     cubind_mock_arg(&isRestricted, sizeof(nvmlEnableState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (isRestricted != NULL)
-            memset(isRestricted, 0, sizeof *isRestricted);
+        cubind_mock_zero(isRestricted, sizeof *isRestricted);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1806,12 +1656,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType
     cubind_mock_arg(&sampleCount, sizeof(unsigned int *));
     cubind_mock_arg(&samples, sizeof(nvmlSample_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sampleValType != NULL)
-            memset(sampleValType, 0, sizeof *sampleValType);
-        if (sampleCount != NULL)
-            memset(sampleCount, 0, sizeof *sampleCount);
-        if (samples != NULL)
-            memset(samples, 0, sizeof *samples);
+        cubind_mock_zero(sampleValType, sizeof *sampleValType);
+        cubind_mock_zero(sampleCount, sizeof *sampleCount);
+        cubind_mock_zero(samples, sizeof *samples);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1823,8 +1670,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1M
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&bar1Memory, sizeof(nvmlBAR1Memory_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bar1Memory != NULL)
-            memset(bar1Memory, 0, sizeof *bar1Memory);
+        cubind_mock_zero(bar1Memory, sizeof *bar1Memory);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1837,8 +1683,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerf
     cubind_mock_arg(&perfPolicyType, sizeof(nvmlPerfPolicyType_t));
     cubind_mock_arg(&violTime, sizeof(nvmlViolationTime_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (violTime != NULL)
-            memset(violTime, 0, sizeof *violTime);
+        cubind_mock_zero(violTime, sizeof *violTime);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1850,8 +1695,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irq
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&irqNum, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (irqNum != NULL)
-            memset(irqNum, 0, sizeof *irqNum);
+        cubind_mock_zero(irqNum, sizeof *irqNum);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1863,8 +1707,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&numCores, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numCores != NULL)
-            memset(numCores, 0, sizeof *numCores);
+        cubind_mock_zero(numCores, sizeof *numCores);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1876,8 +1719,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSou
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&powerSource, sizeof(nvmlPowerSource_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (powerSource != NULL)
-            memset(powerSource, 0, sizeof *powerSource);
+        cubind_mock_zero(powerSource, sizeof *powerSource);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1889,8 +1731,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&busWidth, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (busWidth != NULL)
-            memset(busWidth, 0, sizeof *busWidth);
+        cubind_mock_zero(busWidth, sizeof *busWidth);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1902,8 +1743,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigne
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&maxSpeed, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (maxSpeed != NULL)
-            memset(maxSpeed, 0, sizeof *maxSpeed);
+        cubind_mock_zero(maxSpeed, sizeof *maxSpeed);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1915,8 +1755,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pcieSpeed, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pcieSpeed != NULL)
-            memset(pcieSpeed, 0, sizeof *pcieSpeed);
+        cubind_mock_zero(pcieSpeed, sizeof *pcieSpeed);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1928,8 +1767,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&adaptiveClockStatus, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (adaptiveClockStatus != NULL)
-            memset(adaptiveClockStatus, 0, sizeof *adaptiveClockStatus);
+        cubind_mock_zero(adaptiveClockStatus, sizeof *adaptiveClockStatus);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1941,8 +1779,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t *t
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&type, sizeof(nvmlBusType_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (type != NULL)
-            memset(type, 0, sizeof *type);
+        cubind_mock_zero(type, sizeof *type);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1954,8 +1791,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFab
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&gpuFabricInfo, sizeof(nvmlGpuFabricInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (gpuFabricInfo != NULL)
-            memset(gpuFabricInfo, 0, sizeof *gpuFabricInfo);
+        cubind_mock_zero(gpuFabricInfo, sizeof *gpuFabricInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1967,8 +1803,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFa
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&gpuFabricInfo, sizeof(nvmlGpuFabricInfoV_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (gpuFabricInfo != NULL)
-            memset(gpuFabricInfo, 0, sizeof *gpuFabricInfo);
+        cubind_mock_zero(gpuFabricInfo, sizeof *gpuFabricInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1979,8 +1814,7 @@ MOCK_API nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystem
     cubind_mock_begin("nvmlSystemGetConfComputeCapabilities", __builtin_return_address(0));
     cubind_mock_arg(&capabilities, sizeof(nvmlConfComputeSystemCaps_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (capabilities != NULL)
-            memset(capabilities, 0, sizeof *capabilities);
+        cubind_mock_zero(capabilities, sizeof *capabilities);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -1991,8 +1825,7 @@ MOCK_API nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t
     cubind_mock_begin("nvmlSystemGetConfComputeState", __builtin_return_address(0));
     cubind_mock_arg(&state, sizeof(nvmlConfComputeSystemState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (state != NULL)
-            memset(state, 0, sizeof *state);
+        cubind_mock_zero(state, sizeof *state);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2004,8 +1837,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, n
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&memInfo, sizeof(nvmlConfComputeMemSizeInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (memInfo != NULL)
-            memset(memInfo, 0, sizeof *memInfo);
+        cubind_mock_zero(memInfo, sizeof *memInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2016,8 +1848,7 @@ MOCK_API nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcc
     cubind_mock_begin("nvmlSystemGetConfComputeGpusReadyState", __builtin_return_address(0));
     cubind_mock_arg(&isAcceptingWork, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (isAcceptingWork != NULL)
-            memset(isAcceptingWork, 0, sizeof *isAcceptingWork);
+        cubind_mock_zero(isAcceptingWork, sizeof *isAcceptingWork);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2029,8 +1860,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&memory, sizeof(nvmlMemory_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (memory != NULL)
-            memset(memory, 0, sizeof *memory);
+        cubind_mock_zero(memory, sizeof *memory);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2042,8 +1872,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&gpuCert, sizeof(nvmlConfComputeGpuCertificate_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (gpuCert != NULL)
-            memset(gpuCert, 0, sizeof *gpuCert);
+        cubind_mock_zero(gpuCert, sizeof *gpuCert);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2055,8 +1884,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&gpuAtstReport, sizeof(nvmlConfComputeGpuAttestationReport_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (gpuAtstReport != NULL)
-            memset(gpuAtstReport, 0, sizeof *gpuAtstReport);
+        cubind_mock_zero(gpuAtstReport, sizeof *gpuAtstReport);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2067,8 +1895,7 @@ MOCK_API nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfC
     cubind_mock_begin("nvmlSystemGetConfComputeKeyRotationThresholdInfo", __builtin_return_address(0));
     cubind_mock_arg(&pKeyRotationThrInfo, sizeof(nvmlConfComputeGetKeyRotationThresholdInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pKeyRotationThrInfo != NULL)
-            memset(pKeyRotationThrInfo, 0, sizeof *pKeyRotationThrInfo);
+        cubind_mock_zero(pKeyRotationThrInfo, sizeof *pKeyRotationThrInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2079,8 +1906,7 @@ MOCK_API nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSett
     cubind_mock_begin("nvmlSystemGetConfComputeSettings", __builtin_return_address(0));
     cubind_mock_arg(&settings, sizeof(nvmlSystemConfComputeSettings_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (settings != NULL)
-            memset(settings, 0, sizeof *settings);
+        cubind_mock_zero(settings, sizeof *settings);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2092,8 +1918,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&version, sizeof(char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2106,10 +1931,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
     cubind_mock_arg(&defaultMode, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (isEnabled != NULL)
-            memset(isEnabled, 0, sizeof *isEnabled);
-        if (defaultMode != NULL)
-            memset(defaultMode, 0, sizeof *defaultMode);
+        cubind_mock_zero(isEnabled, sizeof *isEnabled);
+        cubind_mock_zero(defaultMode, sizeof *defaultMode);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2121,8 +1944,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnabl
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&mode, sizeof(nvmlEnableState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2135,8 +1957,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned
     cubind_mock_arg(&pid, sizeof(unsigned int));
     cubind_mock_arg(&stats, sizeof(nvmlAccountingStats_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (stats != NULL)
-            memset(stats, 0, sizeof *stats);
+        cubind_mock_zero(stats, sizeof *stats);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2149,10 +1970,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&pids, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
-        if (pids != NULL)
-            memset(pids, 0, sizeof *pids);
+        cubind_mock_zero(count, sizeof *count);
+        cubind_mock_zero(pids, sizeof *pids);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2164,8 +1983,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, uns
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&bufferSize, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2179,10 +1997,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRet
     cubind_mock_arg(&pageCount, sizeof(unsigned int *));
     cubind_mock_arg(&addresses, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pageCount != NULL)
-            memset(pageCount, 0, sizeof *pageCount);
-        if (addresses != NULL)
-            memset(addresses, 0, sizeof *addresses);
+        cubind_mock_zero(pageCount, sizeof *pageCount);
+        cubind_mock_zero(addresses, sizeof *addresses);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2197,12 +2013,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPage
     cubind_mock_arg(&addresses, sizeof(unsigned long long *));
     cubind_mock_arg(&timestamps, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pageCount != NULL)
-            memset(pageCount, 0, sizeof *pageCount);
-        if (addresses != NULL)
-            memset(addresses, 0, sizeof *addresses);
-        if (timestamps != NULL)
-            memset(timestamps, 0, sizeof *timestamps);
+        cubind_mock_zero(pageCount, sizeof *pageCount);
+        cubind_mock_zero(addresses, sizeof *addresses);
+        cubind_mock_zero(timestamps, sizeof *timestamps);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2214,8 +2027,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&isPending, sizeof(nvmlEnableState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (isPending != NULL)
-            memset(isPending, 0, sizeof *isPending);
+        cubind_mock_zero(isPending, sizeof *isPending);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2230,14 +2042,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned in
     cubind_mock_arg(&isPending, sizeof(unsigned int *));
     cubind_mock_arg(&failureOccurred, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (corrRows != NULL)
-            memset(corrRows, 0, sizeof *corrRows);
-        if (uncRows != NULL)
-            memset(uncRows, 0, sizeof *uncRows);
-        if (isPending != NULL)
-            memset(isPending, 0, sizeof *isPending);
-        if (failureOccurred != NULL)
-            memset(failureOccurred, 0, sizeof *failureOccurred);
+        cubind_mock_zero(corrRows, sizeof *corrRows);
+        cubind_mock_zero(uncRows, sizeof *uncRows);
+        cubind_mock_zero(isPending, sizeof *isPending);
+        cubind_mock_zero(failureOccurred, sizeof *failureOccurred);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2249,8 +2057,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvm
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&values, sizeof(nvmlRowRemapperHistogramValues_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2262,8 +2069,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceA
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&arch, sizeof(nvmlDeviceArchitecture_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (arch != NULL)
-            memset(arch, 0, sizeof *arch);
+        cubind_mock_zero(arch, sizeof *arch);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2275,8 +2081,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonS
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&status, sizeof(nvmlClkMonStatus_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (status != NULL)
-            memset(status, 0, sizeof *status);
+        cubind_mock_zero(status, sizeof *status);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2290,10 +2095,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlP
     cubind_mock_arg(&processSamplesCount, sizeof(unsigned int *));
     cubind_mock_arg(&lastSeenTimeStamp, sizeof(unsigned long long));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (utilization != NULL)
-            memset(utilization, 0, sizeof *utilization);
-        if (processSamplesCount != NULL)
-            memset(processSamplesCount, 0, sizeof *processSamplesCount);
+        cubind_mock_zero(utilization, sizeof *utilization);
+        cubind_mock_zero(processSamplesCount, sizeof *processSamplesCount);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2305,8 +2108,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device,
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&procesesUtilInfo, sizeof(nvmlProcessesUtilizationInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (procesesUtilInfo != NULL)
-            memset(procesesUtilInfo, 0, sizeof *procesesUtilInfo);
+        cubind_mock_zero(procesesUtilInfo, sizeof *procesesUtilInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2466,8 +2268,7 @@ MOCK_API nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvm
     cubind_mock_arg(&thresholdType, sizeof(nvmlTemperatureThresholds_t));
     cubind_mock_arg(&temp, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (temp != NULL)
-            memset(temp, 0, sizeof *temp);
+        cubind_mock_zero(temp, sizeof *temp);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2551,8 +2352,7 @@ MOCK_API nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfC
     cubind_mock_begin("nvmlSystemSetConfComputeKeyRotationThresholdInfo", __builtin_return_address(0));
     cubind_mock_arg(&pKeyRotationThrInfo, sizeof(nvmlConfComputeSetKeyRotationThresholdInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pKeyRotationThrInfo != NULL)
-            memset(pKeyRotationThrInfo, 0, sizeof *pKeyRotationThrInfo);
+        cubind_mock_zero(pKeyRotationThrInfo, sizeof *pKeyRotationThrInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2582,8 +2382,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&isActive, sizeof(nvmlEnableState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (isActive != NULL)
-            memset(isActive, 0, sizeof *isActive);
+        cubind_mock_zero(isActive, sizeof *isActive);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2596,8 +2395,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned i
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&version, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2611,8 +2409,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigne
     cubind_mock_arg(&capability, sizeof(nvmlNvLinkCapability_t));
     cubind_mock_arg(&capResult, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (capResult != NULL)
-            memset(capResult, 0, sizeof *capResult);
+        cubind_mock_zero(capResult, sizeof *capResult);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2625,8 +2422,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, u
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&pci, sizeof(nvmlPciInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pci != NULL)
-            memset(pci, 0, sizeof *pci);
+        cubind_mock_zero(pci, sizeof *pci);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2640,8 +2436,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsig
     cubind_mock_arg(&counter, sizeof(nvmlNvLinkErrorCounter_t));
     cubind_mock_arg(&counterValue, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (counterValue != NULL)
-            memset(counterValue, 0, sizeof *counterValue);
+        cubind_mock_zero(counterValue, sizeof *counterValue);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2665,8 +2460,7 @@ MOCK_API nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device,
     cubind_mock_arg(&control, sizeof(nvmlNvLinkUtilizationControl_t *));
     cubind_mock_arg(&reset, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (control != NULL)
-            memset(control, 0, sizeof *control);
+        cubind_mock_zero(control, sizeof *control);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2680,8 +2474,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device,
     cubind_mock_arg(&counter, sizeof(unsigned int));
     cubind_mock_arg(&control, sizeof(nvmlNvLinkUtilizationControl_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (control != NULL)
-            memset(control, 0, sizeof *control);
+        cubind_mock_zero(control, sizeof *control);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2696,10 +2489,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device,
     cubind_mock_arg(&rxcounter, sizeof(unsigned long long *));
     cubind_mock_arg(&txcounter, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (rxcounter != NULL)
-            memset(rxcounter, 0, sizeof *rxcounter);
-        if (txcounter != NULL)
-            memset(txcounter, 0, sizeof *txcounter);
+        cubind_mock_zero(rxcounter, sizeof *rxcounter);
+        cubind_mock_zero(txcounter, sizeof *txcounter);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2733,8 +2524,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, u
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&pNvLinkDeviceType, sizeof(nvmlIntNvLinkDeviceType_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pNvLinkDeviceType != NULL)
-            memset(pNvLinkDeviceType, 0, sizeof *pNvLinkDeviceType);
+        cubind_mock_zero(pNvLinkDeviceType, sizeof *pNvLinkDeviceType);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2745,8 +2535,7 @@ MOCK_API nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)
     cubind_mock_begin("nvmlEventSetCreate", __builtin_return_address(0));
     cubind_mock_arg(&set, sizeof(nvmlEventSet_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (set != NULL)
-            memset(set, 0, sizeof *set);
+        cubind_mock_zero(set, sizeof *set);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2768,8 +2557,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsi
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&eventTypes, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (eventTypes != NULL)
-            memset(eventTypes, 0, sizeof *eventTypes);
+        cubind_mock_zero(eventTypes, sizeof *eventTypes);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2782,8 +2570,7 @@ MOCK_API nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *d
     cubind_mock_arg(&data, sizeof(nvmlEventData_t *));
     cubind_mock_arg(&timeoutms, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (data != NULL)
-            memset(data, 0, sizeof *data);
+        cubind_mock_zero(data, sizeof *data);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2803,8 +2590,7 @@ MOCK_API nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEna
     cubind_mock_arg(&pciInfo, sizeof(nvmlPciInfo_t *));
     cubind_mock_arg(&newState, sizeof(nvmlEnableState_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pciInfo != NULL)
-            memset(pciInfo, 0, sizeof *pciInfo);
+        cubind_mock_zero(pciInfo, sizeof *pciInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2816,10 +2602,8 @@ MOCK_API nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnab
     cubind_mock_arg(&pciInfo, sizeof(nvmlPciInfo_t *));
     cubind_mock_arg(&currentState, sizeof(nvmlEnableState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pciInfo != NULL)
-            memset(pciInfo, 0, sizeof *pciInfo);
-        if (currentState != NULL)
-            memset(currentState, 0, sizeof *currentState);
+        cubind_mock_zero(pciInfo, sizeof *pciInfo);
+        cubind_mock_zero(currentState, sizeof *currentState);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2832,8 +2616,7 @@ MOCK_API nvmlReturn_t nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciInfo, nvmlDetachG
     cubind_mock_arg(&gpuState, sizeof(nvmlDetachGpuState_t));
     cubind_mock_arg(&linkState, sizeof(nvmlPcieLinkState_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pciInfo != NULL)
-            memset(pciInfo, 0, sizeof *pciInfo);
+        cubind_mock_zero(pciInfo, sizeof *pciInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2844,8 +2627,7 @@ MOCK_API nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)
     cubind_mock_begin("nvmlDeviceDiscoverGpus", __builtin_return_address(0));
     cubind_mock_arg(&pciInfo, sizeof(nvmlPciInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pciInfo != NULL)
-            memset(pciInfo, 0, sizeof *pciInfo);
+        cubind_mock_zero(pciInfo, sizeof *pciInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2858,8 +2640,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCo
     cubind_mock_arg(&valuesCount, sizeof(int));
     cubind_mock_arg(&values, sizeof(nvmlFieldValue_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2872,8 +2653,7 @@ MOCK_API nvmlReturn_t nvmlDeviceClearFieldValues(nvmlDevice_t device, int values
     cubind_mock_arg(&valuesCount, sizeof(int));
     cubind_mock_arg(&values, sizeof(nvmlFieldValue_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (values != NULL)
-            memset(values, 0, sizeof *values);
+        cubind_mock_zero(values, sizeof *values);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2885,8 +2665,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlG
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pVirtualMode, sizeof(nvmlGpuVirtualizationMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pVirtualMode != NULL)
-            memset(pVirtualMode, 0, sizeof *pVirtualMode);
+        cubind_mock_zero(pVirtualMode, sizeof *pVirtualMode);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2898,8 +2677,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgp
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pHostVgpuMode, sizeof(nvmlHostVgpuMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pHostVgpuMode != NULL)
-            memset(pHostVgpuMode, 0, sizeof *pHostVgpuMode);
+        cubind_mock_zero(pHostVgpuMode, sizeof *pHostVgpuMode);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2920,8 +2698,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device, nv
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pHeterogeneousMode, sizeof(nvmlVgpuHeterogeneousMode_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pHeterogeneousMode != NULL)
-            memset(pHeterogeneousMode, 0, sizeof *pHeterogeneousMode);
+        cubind_mock_zero(pHeterogeneousMode, sizeof *pHeterogeneousMode);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2942,8 +2719,7 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInst
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&pPlacement, sizeof(nvmlVgpuPlacementId_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pPlacement != NULL)
-            memset(pPlacement, 0, sizeof *pPlacement);
+        cubind_mock_zero(pPlacement, sizeof *pPlacement);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2956,8 +2732,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t devi
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&pPlacementList, sizeof(nvmlVgpuPlacementList_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pPlacementList != NULL)
-            memset(pPlacementList, 0, sizeof *pPlacementList);
+        cubind_mock_zero(pPlacementList, sizeof *pPlacementList);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2970,8 +2745,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuTypeCreatablePlacements(nvmlDevice_t devi
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&pPlacementList, sizeof(nvmlVgpuPlacementList_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pPlacementList != NULL)
-            memset(pPlacementList, 0, sizeof *pPlacementList);
+        cubind_mock_zero(pPlacementList, sizeof *pPlacementList);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2983,8 +2757,7 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, un
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&gspHeapSize, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (gspHeapSize != NULL)
-            memset(gspHeapSize, 0, sizeof *gspHeapSize);
+        cubind_mock_zero(gspHeapSize, sizeof *gspHeapSize);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -2996,8 +2769,7 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, 
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&fbReservation, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (fbReservation != NULL)
-            memset(fbReservation, 0, sizeof *fbReservation);
+        cubind_mock_zero(fbReservation, sizeof *fbReservation);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3019,8 +2791,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pGridLicensableFeatures, sizeof(nvmlGridLicensableFeatures_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGridLicensableFeatures != NULL)
-            memset(pGridLicensableFeatures, 0, sizeof *pGridLicensableFeatures);
+        cubind_mock_zero(pGridLicensableFeatures, sizeof *pGridLicensableFeatures);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3032,8 +2803,7 @@ MOCK_API nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t c
     cubind_mock_arg(&capability, sizeof(nvmlVgpuDriverCapability_t));
     cubind_mock_arg(&capResult, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (capResult != NULL)
-            memset(capResult, 0, sizeof *capResult);
+        cubind_mock_zero(capResult, sizeof *capResult);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3046,8 +2816,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDev
     cubind_mock_arg(&capability, sizeof(nvmlDeviceVgpuCapability_t));
     cubind_mock_arg(&capResult, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (capResult != NULL)
-            memset(capResult, 0, sizeof *capResult);
+        cubind_mock_zero(capResult, sizeof *capResult);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3060,10 +2829,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&vgpuCount, sizeof(unsigned int *));
     cubind_mock_arg(&vgpuTypeIds, sizeof(nvmlVgpuTypeId_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuCount != NULL)
-            memset(vgpuCount, 0, sizeof *vgpuCount);
-        if (vgpuTypeIds != NULL)
-            memset(vgpuTypeIds, 0, sizeof *vgpuTypeIds);
+        cubind_mock_zero(vgpuCount, sizeof *vgpuCount);
+        cubind_mock_zero(vgpuTypeIds, sizeof *vgpuTypeIds);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3076,10 +2843,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&vgpuCount, sizeof(unsigned int *));
     cubind_mock_arg(&vgpuTypeIds, sizeof(nvmlVgpuTypeId_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuCount != NULL)
-            memset(vgpuCount, 0, sizeof *vgpuCount);
-        if (vgpuTypeIds != NULL)
-            memset(vgpuTypeIds, 0, sizeof *vgpuTypeIds);
+        cubind_mock_zero(vgpuCount, sizeof *vgpuCount);
+        cubind_mock_zero(vgpuTypeIds, sizeof *vgpuTypeIds);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3092,10 +2857,8 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vg
     cubind_mock_arg(&vgpuTypeClass, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuTypeClass != NULL)
-            memset(vgpuTypeClass, 0, sizeof *vgpuTypeClass);
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(vgpuTypeClass, sizeof *vgpuTypeClass);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3108,10 +2871,8 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgp
     cubind_mock_arg(&vgpuTypeName, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuTypeName != NULL)
-            memset(vgpuTypeName, 0, sizeof *vgpuTypeName);
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(vgpuTypeName, sizeof *vgpuTypeName);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3123,8 +2884,7 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuT
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&gpuInstanceProfileId, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (gpuInstanceProfileId != NULL)
-            memset(gpuInstanceProfileId, 0, sizeof *gpuInstanceProfileId);
+        cubind_mock_zero(gpuInstanceProfileId, sizeof *gpuInstanceProfileId);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3137,10 +2897,8 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsig
     cubind_mock_arg(&deviceID, sizeof(unsigned long long *));
     cubind_mock_arg(&subsystemID, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (deviceID != NULL)
-            memset(deviceID, 0, sizeof *deviceID);
-        if (subsystemID != NULL)
-            memset(subsystemID, 0, sizeof *subsystemID);
+        cubind_mock_zero(deviceID, sizeof *deviceID);
+        cubind_mock_zero(subsystemID, sizeof *subsystemID);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3152,8 +2910,7 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&fbSize, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (fbSize != NULL)
-            memset(fbSize, 0, sizeof *fbSize);
+        cubind_mock_zero(fbSize, sizeof *fbSize);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3165,8 +2922,7 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&numDisplayHeads, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numDisplayHeads != NULL)
-            memset(numDisplayHeads, 0, sizeof *numDisplayHeads);
+        cubind_mock_zero(numDisplayHeads, sizeof *numDisplayHeads);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3180,10 +2936,8 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, uns
     cubind_mock_arg(&xdim, sizeof(unsigned int *));
     cubind_mock_arg(&ydim, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (xdim != NULL)
-            memset(xdim, 0, sizeof *xdim);
-        if (ydim != NULL)
-            memset(ydim, 0, sizeof *ydim);
+        cubind_mock_zero(xdim, sizeof *xdim);
+        cubind_mock_zero(ydim, sizeof *ydim);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3196,8 +2950,7 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *
     cubind_mock_arg(&vgpuTypeLicenseString, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuTypeLicenseString != NULL)
-            memset(vgpuTypeLicenseString, 0, sizeof *vgpuTypeLicenseString);
+        cubind_mock_zero(vgpuTypeLicenseString, sizeof *vgpuTypeLicenseString);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3209,8 +2962,7 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId,
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&frameRateLimit, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (frameRateLimit != NULL)
-            memset(frameRateLimit, 0, sizeof *frameRateLimit);
+        cubind_mock_zero(frameRateLimit, sizeof *frameRateLimit);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3223,8 +2975,7 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuT
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&vgpuInstanceCount, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuInstanceCount != NULL)
-            memset(vgpuInstanceCount, 0, sizeof *vgpuInstanceCount);
+        cubind_mock_zero(vgpuInstanceCount, sizeof *vgpuInstanceCount);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3236,8 +2987,7 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuType
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&vgpuInstanceCountPerVm, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuInstanceCountPerVm != NULL)
-            memset(vgpuInstanceCountPerVm, 0, sizeof *vgpuInstanceCountPerVm);
+        cubind_mock_zero(vgpuInstanceCountPerVm, sizeof *vgpuInstanceCountPerVm);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3250,10 +3000,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&vgpuCount, sizeof(unsigned int *));
     cubind_mock_arg(&vgpuInstances, sizeof(nvmlVgpuInstance_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuCount != NULL)
-            memset(vgpuCount, 0, sizeof *vgpuCount);
-        if (vgpuInstances != NULL)
-            memset(vgpuInstances, 0, sizeof *vgpuInstances);
+        cubind_mock_zero(vgpuCount, sizeof *vgpuCount);
+        cubind_mock_zero(vgpuInstances, sizeof *vgpuInstances);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3267,10 +3015,8 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, c
     cubind_mock_arg(&size, sizeof(unsigned int));
     cubind_mock_arg(&vmIdType, sizeof(nvmlVgpuVmIdType_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vmId != NULL)
-            memset(vmId, 0, sizeof *vmId);
-        if (vmIdType != NULL)
-            memset(vmIdType, 0, sizeof *vmIdType);
+        cubind_mock_zero(vmId, sizeof *vmId);
+        cubind_mock_zero(vmIdType, sizeof *vmIdType);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3283,8 +3029,7 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, c
     cubind_mock_arg(&uuid, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (uuid != NULL)
-            memset(uuid, 0, sizeof *uuid);
+        cubind_mock_zero(uuid, sizeof *uuid);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3297,8 +3042,7 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpu
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (version != NULL)
-            memset(version, 0, sizeof *version);
+        cubind_mock_zero(version, sizeof *version);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3310,8 +3054,7 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&fbUsage, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (fbUsage != NULL)
-            memset(fbUsage, 0, sizeof *fbUsage);
+        cubind_mock_zero(fbUsage, sizeof *fbUsage);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3323,8 +3066,7 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuIn
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&licensed, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (licensed != NULL)
-            memset(licensed, 0, sizeof *licensed);
+        cubind_mock_zero(licensed, sizeof *licensed);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3336,8 +3078,7 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, n
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuTypeId != NULL)
-            memset(vgpuTypeId, 0, sizeof *vgpuTypeId);
+        cubind_mock_zero(vgpuTypeId, sizeof *vgpuTypeId);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3349,8 +3090,7 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuI
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&frameRateLimit, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (frameRateLimit != NULL)
-            memset(frameRateLimit, 0, sizeof *frameRateLimit);
+        cubind_mock_zero(frameRateLimit, sizeof *frameRateLimit);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3362,8 +3102,7 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&eccMode, sizeof(nvmlEnableState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (eccMode != NULL)
-            memset(eccMode, 0, sizeof *eccMode);
+        cubind_mock_zero(eccMode, sizeof *eccMode);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3375,8 +3114,7 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpu
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&encoderCapacity, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (encoderCapacity != NULL)
-            memset(encoderCapacity, 0, sizeof *encoderCapacity);
+        cubind_mock_zero(encoderCapacity, sizeof *encoderCapacity);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3399,12 +3137,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuIns
     cubind_mock_arg(&averageFps, sizeof(unsigned int *));
     cubind_mock_arg(&averageLatency, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sessionCount != NULL)
-            memset(sessionCount, 0, sizeof *sessionCount);
-        if (averageFps != NULL)
-            memset(averageFps, 0, sizeof *averageFps);
-        if (averageLatency != NULL)
-            memset(averageLatency, 0, sizeof *averageLatency);
+        cubind_mock_zero(sessionCount, sizeof *sessionCount);
+        cubind_mock_zero(averageFps, sizeof *averageFps);
+        cubind_mock_zero(averageLatency, sizeof *averageLatency);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3417,10 +3152,8 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpu
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&sessionInfo, sizeof(nvmlEncoderSessionInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sessionCount != NULL)
-            memset(sessionCount, 0, sizeof *sessionCount);
-        if (sessionInfo != NULL)
-            memset(sessionInfo, 0, sizeof *sessionInfo);
+        cubind_mock_zero(sessionCount, sizeof *sessionCount);
+        cubind_mock_zero(sessionInfo, sizeof *sessionInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3432,8 +3165,7 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstanc
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&fbcStats, sizeof(nvmlFBCStats_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (fbcStats != NULL)
-            memset(fbcStats, 0, sizeof *fbcStats);
+        cubind_mock_zero(fbcStats, sizeof *fbcStats);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3446,10 +3178,8 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInst
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&sessionInfo, sizeof(nvmlFBCSessionInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sessionCount != NULL)
-            memset(sessionCount, 0, sizeof *sessionCount);
-        if (sessionInfo != NULL)
-            memset(sessionInfo, 0, sizeof *sessionInfo);
+        cubind_mock_zero(sessionCount, sizeof *sessionCount);
+        cubind_mock_zero(sessionInfo, sizeof *sessionInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3461,8 +3191,7 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuIn
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&gpuInstanceId, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (gpuInstanceId != NULL)
-            memset(gpuInstanceId, 0, sizeof *gpuInstanceId);
+        cubind_mock_zero(gpuInstanceId, sizeof *gpuInstanceId);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3475,10 +3204,8 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstanc
     cubind_mock_arg(&vgpuPciId, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuPciId != NULL)
-            memset(vgpuPciId, 0, sizeof *vgpuPciId);
-        if (length != NULL)
-            memset(length, 0, sizeof *length);
+        cubind_mock_zero(vgpuPciId, sizeof *vgpuPciId);
+        cubind_mock_zero(length, sizeof *length);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3491,8 +3218,7 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, n
     cubind_mock_arg(&capability, sizeof(nvmlVgpuCapability_t));
     cubind_mock_arg(&capResult, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (capResult != NULL)
-            memset(capResult, 0, sizeof *capResult);
+        cubind_mock_zero(capResult, sizeof *capResult);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3505,8 +3231,7 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstanc
     cubind_mock_arg(&mdevUuid, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mdevUuid != NULL)
-            memset(mdevUuid, 0, sizeof *mdevUuid);
+        cubind_mock_zero(mdevUuid, sizeof *mdevUuid);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3519,10 +3244,8 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstanc
     cubind_mock_arg(&vgpuMetadata, sizeof(nvmlVgpuMetadata_t *));
     cubind_mock_arg(&bufferSize, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuMetadata != NULL)
-            memset(vgpuMetadata, 0, sizeof *vgpuMetadata);
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(vgpuMetadata, sizeof *vgpuMetadata);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3535,10 +3258,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgp
     cubind_mock_arg(&pgpuMetadata, sizeof(nvmlVgpuPgpuMetadata_t *));
     cubind_mock_arg(&bufferSize, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pgpuMetadata != NULL)
-            memset(pgpuMetadata, 0, sizeof *pgpuMetadata);
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(pgpuMetadata, sizeof *pgpuMetadata);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3551,12 +3272,9 @@ MOCK_API nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata,
     cubind_mock_arg(&pgpuMetadata, sizeof(nvmlVgpuPgpuMetadata_t *));
     cubind_mock_arg(&compatibilityInfo, sizeof(nvmlVgpuPgpuCompatibility_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuMetadata != NULL)
-            memset(vgpuMetadata, 0, sizeof *vgpuMetadata);
-        if (pgpuMetadata != NULL)
-            memset(pgpuMetadata, 0, sizeof *pgpuMetadata);
-        if (compatibilityInfo != NULL)
-            memset(compatibilityInfo, 0, sizeof *compatibilityInfo);
+        cubind_mock_zero(vgpuMetadata, sizeof *vgpuMetadata);
+        cubind_mock_zero(pgpuMetadata, sizeof *pgpuMetadata);
+        cubind_mock_zero(compatibilityInfo, sizeof *compatibilityInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3569,10 +3287,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char 
     cubind_mock_arg(&pgpuMetadata, sizeof(char *));
     cubind_mock_arg(&bufferSize, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pgpuMetadata != NULL)
-            memset(pgpuMetadata, 0, sizeof *pgpuMetadata);
-        if (bufferSize != NULL)
-            memset(bufferSize, 0, sizeof *bufferSize);
+        cubind_mock_zero(pgpuMetadata, sizeof *pgpuMetadata);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3584,8 +3300,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgp
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pSchedulerLog, sizeof(nvmlVgpuSchedulerLog_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pSchedulerLog != NULL)
-            memset(pSchedulerLog, 0, sizeof *pSchedulerLog);
+        cubind_mock_zero(pSchedulerLog, sizeof *pSchedulerLog);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3597,8 +3312,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlV
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pSchedulerState, sizeof(nvmlVgpuSchedulerGetState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pSchedulerState != NULL)
-            memset(pSchedulerState, 0, sizeof *pSchedulerState);
+        cubind_mock_zero(pSchedulerState, sizeof *pSchedulerState);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3610,8 +3324,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pCapabilities, sizeof(nvmlVgpuSchedulerCapabilities_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pCapabilities != NULL)
-            memset(pCapabilities, 0, sizeof *pCapabilities);
+        cubind_mock_zero(pCapabilities, sizeof *pCapabilities);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3623,8 +3336,7 @@ MOCK_API nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlV
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pSchedulerState, sizeof(nvmlVgpuSchedulerSetState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pSchedulerState != NULL)
-            memset(pSchedulerState, 0, sizeof *pSchedulerState);
+        cubind_mock_zero(pSchedulerState, sizeof *pSchedulerState);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3636,10 +3348,8 @@ MOCK_API nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuV
     cubind_mock_arg(&supported, sizeof(nvmlVgpuVersion_t *));
     cubind_mock_arg(&current, sizeof(nvmlVgpuVersion_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (supported != NULL)
-            memset(supported, 0, sizeof *supported);
-        if (current != NULL)
-            memset(current, 0, sizeof *current);
+        cubind_mock_zero(supported, sizeof *supported);
+        cubind_mock_zero(current, sizeof *current);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3650,8 +3360,7 @@ MOCK_API nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)
     cubind_mock_begin("nvmlSetVgpuVersion", __builtin_return_address(0));
     cubind_mock_arg(&vgpuVersion, sizeof(nvmlVgpuVersion_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuVersion != NULL)
-            memset(vgpuVersion, 0, sizeof *vgpuVersion);
+        cubind_mock_zero(vgpuVersion, sizeof *vgpuVersion);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3666,12 +3375,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned
     cubind_mock_arg(&vgpuInstanceSamplesCount, sizeof(unsigned int *));
     cubind_mock_arg(&utilizationSamples, sizeof(nvmlVgpuInstanceUtilizationSample_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sampleValType != NULL)
-            memset(sampleValType, 0, sizeof *sampleValType);
-        if (vgpuInstanceSamplesCount != NULL)
-            memset(vgpuInstanceSamplesCount, 0, sizeof *vgpuInstanceSamplesCount);
-        if (utilizationSamples != NULL)
-            memset(utilizationSamples, 0, sizeof *utilizationSamples);
+        cubind_mock_zero(sampleValType, sizeof *sampleValType);
+        cubind_mock_zero(vgpuInstanceSamplesCount, sizeof *vgpuInstanceSamplesCount);
+        cubind_mock_zero(utilizationSamples, sizeof *utilizationSamples);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3683,8 +3389,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t dev
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuUtilInfo, sizeof(nvmlVgpuInstancesUtilizationInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuUtilInfo != NULL)
-            memset(vgpuUtilInfo, 0, sizeof *vgpuUtilInfo);
+        cubind_mock_zero(vgpuUtilInfo, sizeof *vgpuUtilInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3698,10 +3403,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, u
     cubind_mock_arg(&vgpuProcessSamplesCount, sizeof(unsigned int *));
     cubind_mock_arg(&utilizationSamples, sizeof(nvmlVgpuProcessUtilizationSample_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuProcessSamplesCount != NULL)
-            memset(vgpuProcessSamplesCount, 0, sizeof *vgpuProcessSamplesCount);
-        if (utilizationSamples != NULL)
-            memset(utilizationSamples, 0, sizeof *utilizationSamples);
+        cubind_mock_zero(vgpuProcessSamplesCount, sizeof *vgpuProcessSamplesCount);
+        cubind_mock_zero(utilizationSamples, sizeof *utilizationSamples);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3713,8 +3416,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t dev
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuProcUtilInfo, sizeof(nvmlVgpuProcessesUtilizationInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (vgpuProcUtilInfo != NULL)
-            memset(vgpuProcUtilInfo, 0, sizeof *vgpuProcUtilInfo);
+        cubind_mock_zero(vgpuProcUtilInfo, sizeof *vgpuProcUtilInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3726,8 +3428,7 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuI
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&mode, sizeof(nvmlEnableState_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3740,10 +3441,8 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuI
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&pids, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
-        if (pids != NULL)
-            memset(pids, 0, sizeof *pids);
+        cubind_mock_zero(count, sizeof *count);
+        cubind_mock_zero(pids, sizeof *pids);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3756,8 +3455,7 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpu
     cubind_mock_arg(&pid, sizeof(unsigned int));
     cubind_mock_arg(&stats, sizeof(nvmlAccountingStats_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (stats != NULL)
-            memset(stats, 0, sizeof *stats);
+        cubind_mock_zero(stats, sizeof *stats);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3777,8 +3475,7 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuI
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&licenseInfo, sizeof(nvmlVgpuLicenseInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (licenseInfo != NULL)
-            memset(licenseInfo, 0, sizeof *licenseInfo);
+        cubind_mock_zero(licenseInfo, sizeof *licenseInfo);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3789,8 +3486,7 @@ MOCK_API nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)
     cubind_mock_begin("nvmlGetExcludedDeviceCount", __builtin_return_address(0));
     cubind_mock_arg(&deviceCount, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (deviceCount != NULL)
-            memset(deviceCount, 0, sizeof *deviceCount);
+        cubind_mock_zero(deviceCount, sizeof *deviceCount);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3802,8 +3498,7 @@ MOCK_API nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlE
     cubind_mock_arg(&index, sizeof(unsigned int));
     cubind_mock_arg(&info, sizeof(nvmlExcludedDeviceInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3816,8 +3511,7 @@ MOCK_API nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mod
     cubind_mock_arg(&mode, sizeof(unsigned int));
     cubind_mock_arg(&activationStatus, sizeof(nvmlReturn_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (activationStatus != NULL)
-            memset(activationStatus, 0, sizeof *activationStatus);
+        cubind_mock_zero(activationStatus, sizeof *activationStatus);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3830,10 +3524,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *cu
     cubind_mock_arg(&currentMode, sizeof(unsigned int *));
     cubind_mock_arg(&pendingMode, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (currentMode != NULL)
-            memset(currentMode, 0, sizeof *currentMode);
-        if (pendingMode != NULL)
-            memset(pendingMode, 0, sizeof *pendingMode);
+        cubind_mock_zero(currentMode, sizeof *currentMode);
+        cubind_mock_zero(pendingMode, sizeof *pendingMode);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3846,8 +3538,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, u
     cubind_mock_arg(&profile, sizeof(unsigned int));
     cubind_mock_arg(&info, sizeof(nvmlGpuInstanceProfileInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3860,8 +3551,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, 
     cubind_mock_arg(&profile, sizeof(unsigned int));
     cubind_mock_arg(&info, sizeof(nvmlGpuInstanceProfileInfo_v2_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3875,10 +3565,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t
     cubind_mock_arg(&placements, sizeof(nvmlGpuInstancePlacement_t *));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (placements != NULL)
-            memset(placements, 0, sizeof *placements);
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(placements, sizeof *placements);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3891,8 +3579,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t dev
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3905,8 +3592,7 @@ MOCK_API nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (gpuInstance != NULL)
-            memset(gpuInstance, 0, sizeof *gpuInstance);
+        cubind_mock_zero(gpuInstance, sizeof *gpuInstance);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3920,8 +3606,7 @@ MOCK_API nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t devi
     cubind_mock_arg(&placement, sizeof(const nvmlGpuInstancePlacement_t *));
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (gpuInstance != NULL)
-            memset(gpuInstance, 0, sizeof *gpuInstance);
+        cubind_mock_zero(gpuInstance, sizeof *gpuInstance);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3943,10 +3628,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned in
     cubind_mock_arg(&gpuInstances, sizeof(nvmlGpuInstance_t *));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (gpuInstances != NULL)
-            memset(gpuInstances, 0, sizeof *gpuInstances);
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(gpuInstances, sizeof *gpuInstances);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3959,8 +3642,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned
     cubind_mock_arg(&id, sizeof(unsigned int));
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (gpuInstance != NULL)
-            memset(gpuInstance, 0, sizeof *gpuInstance);
+        cubind_mock_zero(gpuInstance, sizeof *gpuInstance);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3972,8 +3654,7 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvml
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t));
     cubind_mock_arg(&info, sizeof(nvmlGpuInstanceInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -3987,8 +3668,7 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstan
     cubind_mock_arg(&engProfile, sizeof(unsigned int));
     cubind_mock_arg(&info, sizeof(nvmlComputeInstanceProfileInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4002,8 +3682,7 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInsta
     cubind_mock_arg(&engProfile, sizeof(unsigned int));
     cubind_mock_arg(&info, sizeof(nvmlComputeInstanceProfileInfo_v2_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4016,8 +3695,7 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpu
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4031,10 +3709,8 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGp
     cubind_mock_arg(&placements, sizeof(nvmlComputeInstancePlacement_t *));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (placements != NULL)
-            memset(placements, 0, sizeof *placements);
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(placements, sizeof *placements);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4047,8 +3723,7 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpu
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&computeInstance, sizeof(nvmlComputeInstance_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (computeInstance != NULL)
-            memset(computeInstance, 0, sizeof *computeInstance);
+        cubind_mock_zero(computeInstance, sizeof *computeInstance);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4062,8 +3737,7 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuI
     cubind_mock_arg(&placement, sizeof(const nvmlComputeInstancePlacement_t *));
     cubind_mock_arg(&computeInstance, sizeof(nvmlComputeInstance_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (computeInstance != NULL)
-            memset(computeInstance, 0, sizeof *computeInstance);
+        cubind_mock_zero(computeInstance, sizeof *computeInstance);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4085,10 +3759,8 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuIn
     cubind_mock_arg(&computeInstances, sizeof(nvmlComputeInstance_t *));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (computeInstances != NULL)
-            memset(computeInstances, 0, sizeof *computeInstances);
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(computeInstances, sizeof *computeInstances);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4101,8 +3773,7 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gp
     cubind_mock_arg(&id, sizeof(unsigned int));
     cubind_mock_arg(&computeInstance, sizeof(nvmlComputeInstance_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (computeInstance != NULL)
-            memset(computeInstance, 0, sizeof *computeInstance);
+        cubind_mock_zero(computeInstance, sizeof *computeInstance);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4114,8 +3785,7 @@ MOCK_API nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t comput
     cubind_mock_arg(&computeInstance, sizeof(nvmlComputeInstance_t));
     cubind_mock_arg(&info, sizeof(nvmlComputeInstanceInfo_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4127,8 +3797,7 @@ MOCK_API nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&isMigDevice, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (isMigDevice != NULL)
-            memset(isMigDevice, 0, sizeof *isMigDevice);
+        cubind_mock_zero(isMigDevice, sizeof *isMigDevice);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4140,8 +3809,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned i
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&id, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (id != NULL)
-            memset(id, 0, sizeof *id);
+        cubind_mock_zero(id, sizeof *id);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4153,8 +3821,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsign
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&id, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (id != NULL)
-            memset(id, 0, sizeof *id);
+        cubind_mock_zero(id, sizeof *id);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4166,8 +3833,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsign
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4180,8 +3846,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, u
     cubind_mock_arg(&index, sizeof(unsigned int));
     cubind_mock_arg(&migDevice, sizeof(nvmlDevice_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (migDevice != NULL)
-            memset(migDevice, 0, sizeof *migDevice);
+        cubind_mock_zero(migDevice, sizeof *migDevice);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4193,8 +3858,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t 
     cubind_mock_arg(&migDevice, sizeof(nvmlDevice_t));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device != NULL)
-            memset(device, 0, sizeof *device);
+        cubind_mock_zero(device, sizeof *device);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4205,8 +3869,7 @@ MOCK_API nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)
     cubind_mock_begin("nvmlGpmMetricsGet", __builtin_return_address(0));
     cubind_mock_arg(&metricsGet, sizeof(nvmlGpmMetricsGet_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (metricsGet != NULL)
-            memset(metricsGet, 0, sizeof *metricsGet);
+        cubind_mock_zero(metricsGet, sizeof *metricsGet);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4225,8 +3888,7 @@ MOCK_API nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)
     cubind_mock_begin("nvmlGpmSampleAlloc", __builtin_return_address(0));
     cubind_mock_arg(&gpmSample, sizeof(nvmlGpmSample_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (gpmSample != NULL)
-            memset(gpmSample, 0, sizeof *gpmSample);
+        cubind_mock_zero(gpmSample, sizeof *gpmSample);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4257,8 +3919,7 @@ MOCK_API nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupp
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&gpmSupport, sizeof(nvmlGpmSupport_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (gpmSupport != NULL)
-            memset(gpmSupport, 0, sizeof *gpmSupport);
+        cubind_mock_zero(gpmSupport, sizeof *gpmSupport);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4270,8 +3931,7 @@ MOCK_API nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsign
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&state, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (state != NULL)
-            memset(state, 0, sizeof *state);
+        cubind_mock_zero(state, sizeof *state);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4292,8 +3952,7 @@ MOCK_API nvmlReturn_t nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t de
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&info, sizeof(nvmlNvLinkPowerThres_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (info != NULL)
-            memset(info, 0, sizeof *info);
+        cubind_mock_zero(info, sizeof *info);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4312,8 +3971,7 @@ MOCK_API nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)
     cubind_mock_begin("nvmlSystemGetNvlinkBwMode", __builtin_return_address(0));
     cubind_mock_arg(&nvlinkBwMode, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nvlinkBwMode != NULL)
-            memset(nvlinkBwMode, 0, sizeof *nvlinkBwMode);
+        cubind_mock_zero(nvlinkBwMode, sizeof *nvlinkBwMode);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4325,8 +3983,7 @@ MOCK_API nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&powerValue, sizeof(nvmlPowerValue_v2_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (powerValue != NULL)
-            memset(powerValue, 0, sizeof *powerValue);
+        cubind_mock_zero(powerValue, sizeof *powerValue);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }
@@ -4338,8 +3995,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlE
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&status, sizeof(nvmlEccSramErrorStatus_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (status != NULL)
-            memset(status, 0, sizeof *status);
+        cubind_mock_zero(status, sizeof *status);
     }
     return (nvmlReturn_t)cubind_mock_status();
 }

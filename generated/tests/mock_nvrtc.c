@@ -30,10 +30,8 @@ MOCK_API nvrtcResult nvrtcVersion(int *major, int *minor)
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (major != NULL)
-            memset(major, 0, sizeof *major);
-        if (minor != NULL)
-            memset(minor, 0, sizeof *minor);
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvrtc reports it (major-minor) */
@@ -54,8 +52,7 @@ MOCK_API nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)
     cubind_mock_begin("nvrtcGetNumSupportedArchs", __builtin_return_address(0));
     cubind_mock_arg(&numArchs, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numArchs != NULL)
-            memset(numArchs, 0, sizeof *numArchs);
+        cubind_mock_zero(numArchs, sizeof *numArchs);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -66,8 +63,7 @@ MOCK_API nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)
     cubind_mock_begin("nvrtcGetSupportedArchs", __builtin_return_address(0));
     cubind_mock_arg(&supportedArchs, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (supportedArchs != NULL)
-            memset(supportedArchs, 0, sizeof *supportedArchs);
+        cubind_mock_zero(supportedArchs, sizeof *supportedArchs);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -83,8 +79,7 @@ MOCK_API nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, con
     cubind_mock_arg(&headers, sizeof(const char *const *));
     cubind_mock_arg(&includeNames, sizeof(const char *const *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (prog != NULL)
-            memset(prog, 0, sizeof *prog);
+        cubind_mock_zero(prog, sizeof *prog);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -95,8 +90,7 @@ MOCK_API nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)
     cubind_mock_begin("nvrtcDestroyProgram", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (prog != NULL)
-            memset(prog, 0, sizeof *prog);
+        cubind_mock_zero(prog, sizeof *prog);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -118,8 +112,7 @@ MOCK_API nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&ptxSizeRet, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ptxSizeRet != NULL)
-            memset(ptxSizeRet, 0, sizeof *ptxSizeRet);
+        cubind_mock_zero(ptxSizeRet, sizeof *ptxSizeRet);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -131,8 +124,7 @@ MOCK_API nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&ptx, sizeof(char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ptx != NULL)
-            memset(ptx, 0, sizeof *ptx);
+        cubind_mock_zero(ptx, sizeof *ptx);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -144,8 +136,7 @@ MOCK_API nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&cubinSizeRet, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cubinSizeRet != NULL)
-            memset(cubinSizeRet, 0, sizeof *cubinSizeRet);
+        cubind_mock_zero(cubinSizeRet, sizeof *cubinSizeRet);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -157,8 +148,7 @@ MOCK_API nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&cubin, sizeof(char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (cubin != NULL)
-            memset(cubin, 0, sizeof *cubin);
+        cubind_mock_zero(cubin, sizeof *cubin);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -170,8 +160,7 @@ MOCK_API nvrtcResult nvrtcGetLTOIRSize(nvrtcProgram prog, size_t *LTOIRSizeRet)
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&LTOIRSizeRet, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (LTOIRSizeRet != NULL)
-            memset(LTOIRSizeRet, 0, sizeof *LTOIRSizeRet);
+        cubind_mock_zero(LTOIRSizeRet, sizeof *LTOIRSizeRet);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -183,8 +172,7 @@ MOCK_API nvrtcResult nvrtcGetLTOIR(nvrtcProgram prog, char *LTOIR)
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&LTOIR, sizeof(char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (LTOIR != NULL)
-            memset(LTOIR, 0, sizeof *LTOIR);
+        cubind_mock_zero(LTOIR, sizeof *LTOIR);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -196,8 +184,7 @@ MOCK_API nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeR
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&optixirSizeRet, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (optixirSizeRet != NULL)
-            memset(optixirSizeRet, 0, sizeof *optixirSizeRet);
+        cubind_mock_zero(optixirSizeRet, sizeof *optixirSizeRet);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -209,8 +196,7 @@ MOCK_API nvrtcResult nvrtcGetOptiXIR(nvrtcProgram prog, char *optixir)
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&optixir, sizeof(char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (optixir != NULL)
-            memset(optixir, 0, sizeof *optixir);
+        cubind_mock_zero(optixir, sizeof *optixir);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -222,8 +208,7 @@ MOCK_API nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRe
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&logSizeRet, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (logSizeRet != NULL)
-            memset(logSizeRet, 0, sizeof *logSizeRet);
+        cubind_mock_zero(logSizeRet, sizeof *logSizeRet);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -235,8 +220,7 @@ MOCK_API nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&log, sizeof(char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (log != NULL)
-            memset(log, 0, sizeof *log);
+        cubind_mock_zero(log, sizeof *log);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -258,8 +242,7 @@ MOCK_API nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const na
     cubind_mock_arg(&name_expression, sizeof(const char *const));
     cubind_mock_arg(&lowered_name, sizeof(const char **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (lowered_name != NULL)
-            memset(lowered_name, 0, sizeof *lowered_name);
+        cubind_mock_zero(lowered_name, sizeof *lowered_name);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -270,8 +253,7 @@ MOCK_API nvrtcResult nvrtcGetPCHHeapSize(size_t *ret)
     cubind_mock_begin("nvrtcGetPCHHeapSize", __builtin_return_address(0));
     cubind_mock_arg(&ret, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ret != NULL)
-            memset(ret, 0, sizeof *ret);
+        cubind_mock_zero(ret, sizeof *ret);
     }
     return (nvrtcResult)cubind_mock_status();
 }
@@ -299,8 +281,7 @@ MOCK_API nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&size, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (nvrtcResult)cubind_mock_status();
 }

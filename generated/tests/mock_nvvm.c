@@ -30,10 +30,8 @@ MOCK_API nvvmResult nvvmVersion(int *major, int *minor)
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (major != NULL)
-            memset(major, 0, sizeof *major);
-        if (minor != NULL)
-            memset(minor, 0, sizeof *minor);
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvvm reports it (major-minor) */
@@ -57,14 +55,10 @@ MOCK_API nvvmResult nvvmIRVersion(int *majorIR, int *minorIR, int *majorDbg, int
     cubind_mock_arg(&majorDbg, sizeof(int *));
     cubind_mock_arg(&minorDbg, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (majorIR != NULL)
-            memset(majorIR, 0, sizeof *majorIR);
-        if (minorIR != NULL)
-            memset(minorIR, 0, sizeof *minorIR);
-        if (majorDbg != NULL)
-            memset(majorDbg, 0, sizeof *majorDbg);
-        if (minorDbg != NULL)
-            memset(minorDbg, 0, sizeof *minorDbg);
+        cubind_mock_zero(majorIR, sizeof *majorIR);
+        cubind_mock_zero(minorIR, sizeof *minorIR);
+        cubind_mock_zero(majorDbg, sizeof *majorDbg);
+        cubind_mock_zero(minorDbg, sizeof *minorDbg);
     }
     return (nvvmResult)cubind_mock_status();
 }
@@ -75,8 +69,7 @@ MOCK_API nvvmResult nvvmCreateProgram(nvvmProgram *prog)
     cubind_mock_begin("nvvmCreateProgram", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvvmProgram *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (prog != NULL)
-            memset(prog, 0, sizeof *prog);
+        cubind_mock_zero(prog, sizeof *prog);
     }
     return (nvvmResult)cubind_mock_status();
 }
@@ -87,8 +80,7 @@ MOCK_API nvvmResult nvvmDestroyProgram(nvvmProgram *prog)
     cubind_mock_begin("nvvmDestroyProgram", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvvmProgram *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (prog != NULL)
-            memset(prog, 0, sizeof *prog);
+        cubind_mock_zero(prog, sizeof *prog);
     }
     return (nvvmResult)cubind_mock_status();
 }
@@ -123,8 +115,7 @@ MOCK_API nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const c
     cubind_mock_arg(&numOptions, sizeof(int));
     cubind_mock_arg(&options, sizeof(const char **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (options != NULL)
-            memset(options, 0, sizeof *options);
+        cubind_mock_zero(options, sizeof *options);
     }
     return (nvvmResult)cubind_mock_status();
 }
@@ -137,8 +128,7 @@ MOCK_API nvvmResult nvvmVerifyProgram(nvvmProgram prog, int numOptions, const ch
     cubind_mock_arg(&numOptions, sizeof(int));
     cubind_mock_arg(&options, sizeof(const char **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (options != NULL)
-            memset(options, 0, sizeof *options);
+        cubind_mock_zero(options, sizeof *options);
     }
     return (nvvmResult)cubind_mock_status();
 }
@@ -150,8 +140,7 @@ MOCK_API nvvmResult nvvmGetCompiledResultSize(nvvmProgram prog, size_t *bufferSi
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&bufferSizeRet, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeRet != NULL)
-            memset(bufferSizeRet, 0, sizeof *bufferSizeRet);
+        cubind_mock_zero(bufferSizeRet, sizeof *bufferSizeRet);
     }
     return (nvvmResult)cubind_mock_status();
 }
@@ -163,8 +152,7 @@ MOCK_API nvvmResult nvvmGetCompiledResult(nvvmProgram prog, char *buffer)
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&buffer, sizeof(char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (buffer != NULL)
-            memset(buffer, 0, sizeof *buffer);
+        cubind_mock_zero(buffer, sizeof *buffer);
     }
     return (nvvmResult)cubind_mock_status();
 }
@@ -176,8 +164,7 @@ MOCK_API nvvmResult nvvmGetProgramLogSize(nvvmProgram prog, size_t *bufferSizeRe
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&bufferSizeRet, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (bufferSizeRet != NULL)
-            memset(bufferSizeRet, 0, sizeof *bufferSizeRet);
+        cubind_mock_zero(bufferSizeRet, sizeof *bufferSizeRet);
     }
     return (nvvmResult)cubind_mock_status();
 }
@@ -189,8 +176,7 @@ MOCK_API nvvmResult nvvmGetProgramLog(nvvmProgram prog, char *buffer)
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&buffer, sizeof(char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (buffer != NULL)
-            memset(buffer, 0, sizeof *buffer);
+        cubind_mock_zero(buffer, sizeof *buffer);
     }
     return (nvvmResult)cubind_mock_status();
 }

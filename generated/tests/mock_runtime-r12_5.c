@@ -44,8 +44,7 @@ MOCK_API cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
     cubind_mock_arg(&pValue, sizeof(size_t *));
     cubind_mock_arg(&limit, sizeof(enum cudaLimit));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pValue != NULL)
-            memset(pValue, 0, sizeof *pValue);
+        cubind_mock_zero(pValue, sizeof *pValue);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -58,8 +57,7 @@ MOCK_API cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElem
     cubind_mock_arg(&fmtDesc, sizeof(const struct cudaChannelFormatDesc *));
     cubind_mock_arg(&device, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (maxWidthInElements != NULL)
-            memset(maxWidthInElements, 0, sizeof *maxWidthInElements);
+        cubind_mock_zero(maxWidthInElements, sizeof *maxWidthInElements);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -70,8 +68,7 @@ MOCK_API cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
     cubind_mock_begin("cudaDeviceGetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&pCacheConfig, sizeof(enum cudaFuncCache *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pCacheConfig != NULL)
-            memset(pCacheConfig, 0, sizeof *pCacheConfig);
+        cubind_mock_zero(pCacheConfig, sizeof *pCacheConfig);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -83,10 +80,8 @@ MOCK_API cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *g
     cubind_mock_arg(&leastPriority, sizeof(int *));
     cubind_mock_arg(&greatestPriority, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (leastPriority != NULL)
-            memset(leastPriority, 0, sizeof *leastPriority);
-        if (greatestPriority != NULL)
-            memset(greatestPriority, 0, sizeof *greatestPriority);
+        cubind_mock_zero(leastPriority, sizeof *leastPriority);
+        cubind_mock_zero(greatestPriority, sizeof *greatestPriority);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -106,8 +101,7 @@ MOCK_API cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
     cubind_mock_arg(&device, sizeof(int *));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device != NULL)
-            memset(device, 0, sizeof *device);
+        cubind_mock_zero(device, sizeof *device);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -120,8 +114,7 @@ MOCK_API cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&device, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pciBusId != NULL)
-            memset(pciBusId, 0, sizeof *pciBusId);
+        cubind_mock_zero(pciBusId, sizeof *pciBusId);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -133,8 +126,7 @@ MOCK_API cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEve
     cubind_mock_arg(&handle, sizeof(cudaIpcEventHandle_t *));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -146,8 +138,7 @@ MOCK_API cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHand
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
     cubind_mock_arg(&handle, sizeof(cudaIpcEventHandle_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (event != NULL)
-            memset(event, 0, sizeof *event);
+        cubind_mock_zero(event, sizeof *event);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -159,8 +150,7 @@ MOCK_API cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPt
     cubind_mock_arg(&handle, sizeof(cudaIpcMemHandle_t *));
     cubind_mock_arg(&devPtr, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (handle != NULL)
-            memset(handle, 0, sizeof *handle);
+        cubind_mock_zero(handle, sizeof *handle);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -173,8 +163,7 @@ MOCK_API cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t hand
     cubind_mock_arg(&handle, sizeof(cudaIpcMemHandle_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (devPtr != NULL)
-            memset(devPtr, 0, sizeof *devPtr);
+        cubind_mock_zero(devPtr, sizeof *devPtr);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -205,8 +194,7 @@ MOCK_API cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCa
     cubind_mock_arg(&userData, sizeof(void *));
     cubind_mock_arg(&callback, sizeof(cudaAsyncCallbackHandle_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (callback != NULL)
-            memset(callback, 0, sizeof *callback);
+        cubind_mock_zero(callback, sizeof *callback);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -226,8 +214,7 @@ MOCK_API cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pCon
     cubind_mock_begin("cudaDeviceGetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&pConfig, sizeof(enum cudaSharedMemConfig *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pConfig != NULL)
-            memset(pConfig, 0, sizeof *pConfig);
+        cubind_mock_zero(pConfig, sizeof *pConfig);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -276,8 +263,7 @@ MOCK_API cudaError_t cudaGetDeviceCount(int *count)
     cubind_mock_begin("cudaGetDeviceCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (count != NULL)
-            memset(count, 0, sizeof *count);
+        cubind_mock_zero(count, sizeof *count);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -299,8 +285,7 @@ MOCK_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr
     cubind_mock_arg(&attr, sizeof(enum cudaDeviceAttr));
     cubind_mock_arg(&device, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -324,8 +309,7 @@ MOCK_API cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int dev
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&device, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (memPool != NULL)
-            memset(memPool, 0, sizeof *memPool);
+        cubind_mock_zero(memPool, sizeof *memPool);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -346,8 +330,7 @@ MOCK_API cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&device, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (memPool != NULL)
-            memset(memPool, 0, sizeof *memPool);
+        cubind_mock_zero(memPool, sizeof *memPool);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -371,8 +354,7 @@ MOCK_API cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAtt
     cubind_mock_arg(&srcDevice, sizeof(int));
     cubind_mock_arg(&dstDevice, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value != NULL)
-            memset(value, 0, sizeof *value);
+        cubind_mock_zero(value, sizeof *value);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -423,8 +405,7 @@ MOCK_API cudaError_t cudaGetDevice(int *device)
     cubind_mock_begin("cudaGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device != NULL)
-            memset(device, 0, sizeof *device);
+        cubind_mock_zero(device, sizeof *device);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -436,8 +417,7 @@ MOCK_API cudaError_t cudaSetValidDevices(int *device_arr, int len)
     cubind_mock_arg(&device_arr, sizeof(int *));
     cubind_mock_arg(&len, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (device_arr != NULL)
-            memset(device_arr, 0, sizeof *device_arr);
+        cubind_mock_zero(device_arr, sizeof *device_arr);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -456,8 +436,7 @@ MOCK_API cudaError_t cudaGetDeviceFlags(unsigned int *flags)
     cubind_mock_begin("cudaGetDeviceFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
+        cubind_mock_zero(flags, sizeof *flags);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -468,8 +447,7 @@ MOCK_API cudaError_t cudaStreamCreate(cudaStream_t *pStream)
     cubind_mock_begin("cudaStreamCreate", __builtin_return_address(0));
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pStream != NULL)
-            memset(pStream, 0, sizeof *pStream);
+        cubind_mock_zero(pStream, sizeof *pStream);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -481,8 +459,7 @@ MOCK_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned i
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pStream != NULL)
-            memset(pStream, 0, sizeof *pStream);
+        cubind_mock_zero(pStream, sizeof *pStream);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -495,8 +472,7 @@ MOCK_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigne
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pStream != NULL)
-            memset(pStream, 0, sizeof *pStream);
+        cubind_mock_zero(pStream, sizeof *pStream);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -508,8 +484,7 @@ MOCK_API cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&priority, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (priority != NULL)
-            memset(priority, 0, sizeof *priority);
+        cubind_mock_zero(priority, sizeof *priority);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -521,8 +496,7 @@ MOCK_API cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flag
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
+        cubind_mock_zero(flags, sizeof *flags);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -534,8 +508,7 @@ MOCK_API cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *s
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&streamId, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (streamId != NULL)
-            memset(streamId, 0, sizeof *streamId);
+        cubind_mock_zero(streamId, sizeof *streamId);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -574,8 +547,7 @@ MOCK_API cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttr
     cubind_mock_arg(&attr, sizeof(cudaLaunchAttributeID));
     cubind_mock_arg(&value_out, sizeof(cudaLaunchAttributeValue *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value_out != NULL)
-            memset(value_out, 0, sizeof *value_out);
+        cubind_mock_zero(value_out, sizeof *value_out);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -674,8 +646,7 @@ MOCK_API cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureM
     cubind_mock_begin("cudaThreadExchangeStreamCaptureMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(enum cudaStreamCaptureMode *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mode != NULL)
-            memset(mode, 0, sizeof *mode);
+        cubind_mock_zero(mode, sizeof *mode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -687,8 +658,7 @@ MOCK_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGra
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraph != NULL)
-            memset(pGraph, 0, sizeof *pGraph);
+        cubind_mock_zero(pGraph, sizeof *pGraph);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -700,8 +670,7 @@ MOCK_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamC
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&pCaptureStatus, sizeof(enum cudaStreamCaptureStatus *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pCaptureStatus != NULL)
-            memset(pCaptureStatus, 0, sizeof *pCaptureStatus);
+        cubind_mock_zero(pCaptureStatus, sizeof *pCaptureStatus);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -718,18 +687,12 @@ MOCK_API cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaS
     cubind_mock_arg(&edgeData_out, sizeof(const cudaGraphEdgeData **));
     cubind_mock_arg(&numDependencies_out, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (captureStatus_out != NULL)
-            memset(captureStatus_out, 0, sizeof *captureStatus_out);
-        if (id_out != NULL)
-            memset(id_out, 0, sizeof *id_out);
-        if (graph_out != NULL)
-            memset(graph_out, 0, sizeof *graph_out);
-        if (dependencies_out != NULL)
-            memset(dependencies_out, 0, sizeof *dependencies_out);
-        if (edgeData_out != NULL)
-            memset(edgeData_out, 0, sizeof *edgeData_out);
-        if (numDependencies_out != NULL)
-            memset(numDependencies_out, 0, sizeof *numDependencies_out);
+        cubind_mock_zero(captureStatus_out, sizeof *captureStatus_out);
+        cubind_mock_zero(id_out, sizeof *id_out);
+        cubind_mock_zero(graph_out, sizeof *graph_out);
+        cubind_mock_zero(dependencies_out, sizeof *dependencies_out);
+        cubind_mock_zero(edgeData_out, sizeof *edgeData_out);
+        cubind_mock_zero(numDependencies_out, sizeof *numDependencies_out);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -744,8 +707,7 @@ MOCK_API cudaError_t cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream,
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dependencies != NULL)
-            memset(dependencies, 0, sizeof *dependencies);
+        cubind_mock_zero(dependencies, sizeof *dependencies);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -756,8 +718,7 @@ MOCK_API cudaError_t cudaEventCreate(cudaEvent_t *event)
     cubind_mock_begin("cudaEventCreate", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (event != NULL)
-            memset(event, 0, sizeof *event);
+        cubind_mock_zero(event, sizeof *event);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -769,8 +730,7 @@ MOCK_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int f
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (event != NULL)
-            memset(event, 0, sizeof *event);
+        cubind_mock_zero(event, sizeof *event);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -826,8 +786,7 @@ MOCK_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEven
     cubind_mock_arg(&start, sizeof(cudaEvent_t));
     cubind_mock_arg(&end, sizeof(cudaEvent_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ms != NULL)
-            memset(ms, 0, sizeof *ms);
+        cubind_mock_zero(ms, sizeof *ms);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -919,8 +878,7 @@ MOCK_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 block
     cubind_mock_arg(&sharedMem, sizeof(size_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (args != NULL)
-            memset(args, 0, sizeof *args);
+        cubind_mock_zero(args, sizeof *args);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -933,8 +891,7 @@ MOCK_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&args, sizeof(void **));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (args != NULL)
-            memset(args, 0, sizeof *args);
+        cubind_mock_zero(args, sizeof *args);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -950,8 +907,7 @@ MOCK_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
     cubind_mock_arg(&sharedMem, sizeof(size_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (args != NULL)
-            memset(args, 0, sizeof *args);
+        cubind_mock_zero(args, sizeof *args);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -972,8 +928,7 @@ MOCK_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, cons
     cubind_mock_arg(&attr, sizeof(struct cudaFuncAttributes *));
     cubind_mock_arg(&func, sizeof(const void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (attr != NULL)
-            memset(attr, 0, sizeof *attr);
+        cubind_mock_zero(attr, sizeof *attr);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -995,8 +950,7 @@ MOCK_API cudaError_t cudaFuncGetName(const char **name, const void *func)
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&func, sizeof(const void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (name != NULL)
-            memset(name, 0, sizeof *name);
+        cubind_mock_zero(name, sizeof *name);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1010,10 +964,8 @@ MOCK_API cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, s
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
     cubind_mock_arg(&paramSize, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (paramOffset != NULL)
-            memset(paramOffset, 0, sizeof *paramOffset);
-        if (paramSize != NULL)
-            memset(paramSize, 0, sizeof *paramSize);
+        cubind_mock_zero(paramOffset, sizeof *paramOffset);
+        cubind_mock_zero(paramSize, sizeof *paramSize);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1046,8 +998,7 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlock
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numBlocks != NULL)
-            memset(numBlocks, 0, sizeof *numBlocks);
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1061,8 +1012,7 @@ MOCK_API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSm
     cubind_mock_arg(&numBlocks, sizeof(int));
     cubind_mock_arg(&blockSize, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (dynamicSmemSize != NULL)
-            memset(dynamicSmemSize, 0, sizeof *dynamicSmemSize);
+        cubind_mock_zero(dynamicSmemSize, sizeof *dynamicSmemSize);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1077,8 +1027,7 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int 
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numBlocks != NULL)
-            memset(numBlocks, 0, sizeof *numBlocks);
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1091,8 +1040,7 @@ MOCK_API cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, cons
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&launchConfig, sizeof(const cudaLaunchConfig_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (clusterSize != NULL)
-            memset(clusterSize, 0, sizeof *clusterSize);
+        cubind_mock_zero(clusterSize, sizeof *clusterSize);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1105,8 +1053,7 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&launchConfig, sizeof(const cudaLaunchConfig_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (numClusters != NULL)
-            memset(numClusters, 0, sizeof *numClusters);
+        cubind_mock_zero(numClusters, sizeof *numClusters);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1119,8 +1066,7 @@ MOCK_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int 
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (devPtr != NULL)
-            memset(devPtr, 0, sizeof *devPtr);
+        cubind_mock_zero(devPtr, sizeof *devPtr);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1132,8 +1078,7 @@ MOCK_API cudaError_t cudaMalloc(void **devPtr, size_t size)
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (devPtr != NULL)
-            memset(devPtr, 0, sizeof *devPtr);
+        cubind_mock_zero(devPtr, sizeof *devPtr);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1145,8 +1090,7 @@ MOCK_API cudaError_t cudaMallocHost(void **ptr, size_t size)
     cubind_mock_arg(&ptr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ptr != NULL)
-            memset(ptr, 0, sizeof *ptr);
+        cubind_mock_zero(ptr, sizeof *ptr);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1160,10 +1104,8 @@ MOCK_API cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
     cubind_mock_arg(&width, sizeof(size_t));
     cubind_mock_arg(&height, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (devPtr != NULL)
-            memset(devPtr, 0, sizeof *devPtr);
-        if (pitch != NULL)
-            memset(pitch, 0, sizeof *pitch);
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+        cubind_mock_zero(pitch, sizeof *pitch);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1178,8 +1120,7 @@ MOCK_API cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChanne
     cubind_mock_arg(&height, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (array != NULL)
-            memset(array, 0, sizeof *array);
+        cubind_mock_zero(array, sizeof *array);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1224,8 +1165,7 @@ MOCK_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pHost != NULL)
-            memset(pHost, 0, sizeof *pHost);
+        cubind_mock_zero(pHost, sizeof *pHost);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1256,8 +1196,7 @@ MOCK_API cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsig
     cubind_mock_arg(&pHost, sizeof(void *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pDevice != NULL)
-            memset(pDevice, 0, sizeof *pDevice);
+        cubind_mock_zero(pDevice, sizeof *pDevice);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1269,8 +1208,7 @@ MOCK_API cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&pHost, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pFlags != NULL)
-            memset(pFlags, 0, sizeof *pFlags);
+        cubind_mock_zero(pFlags, sizeof *pFlags);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1282,8 +1220,7 @@ MOCK_API cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct c
     cubind_mock_arg(&pitchedDevPtr, sizeof(struct cudaPitchedPtr *));
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pitchedDevPtr != NULL)
-            memset(pitchedDevPtr, 0, sizeof *pitchedDevPtr);
+        cubind_mock_zero(pitchedDevPtr, sizeof *pitchedDevPtr);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1297,8 +1234,7 @@ MOCK_API cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChan
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (array != NULL)
-            memset(array, 0, sizeof *array);
+        cubind_mock_zero(array, sizeof *array);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1313,8 +1249,7 @@ MOCK_API cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArr
     cubind_mock_arg(&numLevels, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mipmappedArray != NULL)
-            memset(mipmappedArray, 0, sizeof *mipmappedArray);
+        cubind_mock_zero(mipmappedArray, sizeof *mipmappedArray);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1327,8 +1262,7 @@ MOCK_API cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMip
     cubind_mock_arg(&mipmappedArray, sizeof(cudaMipmappedArray_const_t));
     cubind_mock_arg(&level, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (levelArray != NULL)
-            memset(levelArray, 0, sizeof *levelArray);
+        cubind_mock_zero(levelArray, sizeof *levelArray);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1374,10 +1308,8 @@ MOCK_API cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
     cubind_mock_arg(&free, sizeof(size_t *));
     cubind_mock_arg(&total, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (free != NULL)
-            memset(free, 0, sizeof *free);
-        if (total != NULL)
-            memset(total, 0, sizeof *total);
+        cubind_mock_zero(free, sizeof *free);
+        cubind_mock_zero(total, sizeof *total);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1391,12 +1323,9 @@ MOCK_API cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (desc != NULL)
-            memset(desc, 0, sizeof *desc);
-        if (extent != NULL)
-            memset(extent, 0, sizeof *extent);
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
+        cubind_mock_zero(desc, sizeof *desc);
+        cubind_mock_zero(extent, sizeof *extent);
+        cubind_mock_zero(flags, sizeof *flags);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1409,8 +1338,7 @@ MOCK_API cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hAr
     cubind_mock_arg(&hArray, sizeof(cudaArray_t));
     cubind_mock_arg(&planeIdx, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pPlaneArray != NULL)
-            memset(pPlaneArray, 0, sizeof *pPlaneArray);
+        cubind_mock_zero(pPlaneArray, sizeof *pPlaneArray);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1423,8 +1351,7 @@ MOCK_API cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequir
     cubind_mock_arg(&array, sizeof(cudaArray_t));
     cubind_mock_arg(&device, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (memoryRequirements != NULL)
-            memset(memoryRequirements, 0, sizeof *memoryRequirements);
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1437,8 +1364,7 @@ MOCK_API cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMem
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t));
     cubind_mock_arg(&device, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (memoryRequirements != NULL)
-            memset(memoryRequirements, 0, sizeof *memoryRequirements);
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1450,8 +1376,7 @@ MOCK_API cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperti
     cubind_mock_arg(&sparseProperties, sizeof(struct cudaArraySparseProperties *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sparseProperties != NULL)
-            memset(sparseProperties, 0, sizeof *sparseProperties);
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1463,8 +1388,7 @@ MOCK_API cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySpars
     cubind_mock_arg(&sparseProperties, sizeof(struct cudaArraySparseProperties *));
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (sparseProperties != NULL)
-            memset(sparseProperties, 0, sizeof *sparseProperties);
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1776,8 +1700,7 @@ MOCK_API cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&symbol, sizeof(const void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (devPtr != NULL)
-            memset(devPtr, 0, sizeof *devPtr);
+        cubind_mock_zero(devPtr, sizeof *devPtr);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1789,8 +1712,7 @@ MOCK_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&symbol, sizeof(const void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1886,12 +1808,9 @@ MOCK_API cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, e
     cubind_mock_arg(&devPtr, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (data != NULL)
-            memset(data, 0, sizeof *data);
-        if (dataSizes != NULL)
-            memset(dataSizes, 0, sizeof *dataSizes);
-        if (attributes != NULL)
-            memset(attributes, 0, sizeof *attributes);
+        cubind_mock_zero(data, sizeof *data);
+        cubind_mock_zero(dataSizes, sizeof *dataSizes);
+        cubind_mock_zero(attributes, sizeof *attributes);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -1973,8 +1892,7 @@ MOCK_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hS
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (devPtr != NULL)
-            memset(devPtr, 0, sizeof *devPtr);
+        cubind_mock_zero(devPtr, sizeof *devPtr);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2035,10 +1953,8 @@ MOCK_API cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMe
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
-        if (location != NULL)
-            memset(location, 0, sizeof *location);
+        cubind_mock_zero(flags, sizeof *flags);
+        cubind_mock_zero(location, sizeof *location);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2102,8 +2018,7 @@ MOCK_API cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPoo
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ptr != NULL)
-            memset(ptr, 0, sizeof *ptr);
+        cubind_mock_zero(ptr, sizeof *ptr);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2128,8 +2043,7 @@ MOCK_API cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool
     cubind_mock_arg(&handleType, sizeof(enum cudaMemAllocationHandleType));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (memPool != NULL)
-            memset(memPool, 0, sizeof *memPool);
+        cubind_mock_zero(memPool, sizeof *memPool);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2141,8 +2055,7 @@ MOCK_API cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *e
     cubind_mock_arg(&exportData, sizeof(struct cudaMemPoolPtrExportData *));
     cubind_mock_arg(&ptr, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (exportData != NULL)
-            memset(exportData, 0, sizeof *exportData);
+        cubind_mock_zero(exportData, sizeof *exportData);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2155,10 +2068,8 @@ MOCK_API cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool,
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&exportData, sizeof(struct cudaMemPoolPtrExportData *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ptr != NULL)
-            memset(ptr, 0, sizeof *ptr);
-        if (exportData != NULL)
-            memset(exportData, 0, sizeof *exportData);
+        cubind_mock_zero(ptr, sizeof *ptr);
+        cubind_mock_zero(exportData, sizeof *exportData);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2180,8 +2091,7 @@ MOCK_API cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int
     cubind_mock_arg(&device, sizeof(int));
     cubind_mock_arg(&peerDevice, sizeof(int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (canAccessPeer != NULL)
-            memset(canAccessPeer, 0, sizeof *canAccessPeer);
+        cubind_mock_zero(canAccessPeer, sizeof *canAccessPeer);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2228,8 +2138,7 @@ MOCK_API cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t 
     cubind_mock_arg(&resources, sizeof(cudaGraphicsResource_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (resources != NULL)
-            memset(resources, 0, sizeof *resources);
+        cubind_mock_zero(resources, sizeof *resources);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2242,8 +2151,7 @@ MOCK_API cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_
     cubind_mock_arg(&resources, sizeof(cudaGraphicsResource_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (resources != NULL)
-            memset(resources, 0, sizeof *resources);
+        cubind_mock_zero(resources, sizeof *resources);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2256,10 +2164,8 @@ MOCK_API cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t 
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (devPtr != NULL)
-            memset(devPtr, 0, sizeof *devPtr);
-        if (size != NULL)
-            memset(size, 0, sizeof *size);
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+        cubind_mock_zero(size, sizeof *size);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2273,8 +2179,7 @@ MOCK_API cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, c
     cubind_mock_arg(&arrayIndex, sizeof(unsigned int));
     cubind_mock_arg(&mipLevel, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (array != NULL)
-            memset(array, 0, sizeof *array);
+        cubind_mock_zero(array, sizeof *array);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2286,8 +2191,7 @@ MOCK_API cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedAr
     cubind_mock_arg(&mipmappedArray, sizeof(cudaMipmappedArray_t *));
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (mipmappedArray != NULL)
-            memset(mipmappedArray, 0, sizeof *mipmappedArray);
+        cubind_mock_zero(mipmappedArray, sizeof *mipmappedArray);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2299,8 +2203,7 @@ MOCK_API cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cuda
     cubind_mock_arg(&desc, sizeof(struct cudaChannelFormatDesc *));
     cubind_mock_arg(&array, sizeof(cudaArray_const_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (desc != NULL)
-            memset(desc, 0, sizeof *desc);
+        cubind_mock_zero(desc, sizeof *desc);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2356,8 +2259,7 @@ MOCK_API cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTe
     cubind_mock_arg(&pTexDesc, sizeof(struct cudaTextureDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pTexDesc != NULL)
-            memset(pTexDesc, 0, sizeof *pTexDesc);
+        cubind_mock_zero(pTexDesc, sizeof *pTexDesc);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2403,8 +2305,7 @@ MOCK_API cudaError_t cudaDriverGetVersion(int *driverVersion)
     cubind_mock_begin("cudaDriverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&driverVersion, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (driverVersion != NULL)
-            memset(driverVersion, 0, sizeof *driverVersion);
+        cubind_mock_zero(driverVersion, sizeof *driverVersion);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2414,8 +2315,7 @@ MOCK_API cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
     cubind_mock_begin("cudaRuntimeGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&runtimeVersion, sizeof(int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (runtimeVersion != NULL)
-            memset(runtimeVersion, 0, sizeof *runtimeVersion);
+        cubind_mock_zero(runtimeVersion, sizeof *runtimeVersion);
     }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcudart reports it (encoded) */
@@ -2492,8 +2392,7 @@ MOCK_API cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraph != NULL)
-            memset(pGraph, 0, sizeof *pGraph);
+        cubind_mock_zero(pGraph, sizeof *pGraph);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2508,8 +2407,7 @@ MOCK_API cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGra
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaKernelNodeParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphNode != NULL)
-            memset(pGraphNode, 0, sizeof *pGraphNode);
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2521,8 +2419,7 @@ MOCK_API cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct c
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaKernelNodeParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pNodeParams != NULL)
-            memset(pNodeParams, 0, sizeof *pNodeParams);
+        cubind_mock_zero(pNodeParams, sizeof *pNodeParams);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2553,8 +2450,7 @@ MOCK_API cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cuda
     cubind_mock_arg(&attr, sizeof(cudaLaunchAttributeID));
     cubind_mock_arg(&value_out, sizeof(cudaLaunchAttributeValue *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (value_out != NULL)
-            memset(value_out, 0, sizeof *value_out);
+        cubind_mock_zero(value_out, sizeof *value_out);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2579,8 +2475,7 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGra
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pCopyParams, sizeof(const struct cudaMemcpy3DParms *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphNode != NULL)
-            memset(pGraphNode, 0, sizeof *pGraphNode);
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2599,8 +2494,7 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode,
     cubind_mock_arg(&offset, sizeof(size_t));
     cubind_mock_arg(&kind, sizeof(enum cudaMemcpyKind));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphNode != NULL)
-            memset(pGraphNode, 0, sizeof *pGraphNode);
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2619,8 +2513,7 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNod
     cubind_mock_arg(&offset, sizeof(size_t));
     cubind_mock_arg(&kind, sizeof(enum cudaMemcpyKind));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphNode != NULL)
-            memset(pGraphNode, 0, sizeof *pGraphNode);
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2638,8 +2531,7 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaG
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&kind, sizeof(enum cudaMemcpyKind));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphNode != NULL)
-            memset(pGraphNode, 0, sizeof *pGraphNode);
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2651,8 +2543,7 @@ MOCK_API cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct c
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaMemcpy3DParms *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pNodeParams != NULL)
-            memset(pNodeParams, 0, sizeof *pNodeParams);
+        cubind_mock_zero(pNodeParams, sizeof *pNodeParams);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2714,8 +2605,7 @@ MOCK_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGra
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pMemsetParams, sizeof(const struct cudaMemsetParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphNode != NULL)
-            memset(pGraphNode, 0, sizeof *pGraphNode);
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2727,8 +2617,7 @@ MOCK_API cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct c
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaMemsetParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pNodeParams != NULL)
-            memset(pNodeParams, 0, sizeof *pNodeParams);
+        cubind_mock_zero(pNodeParams, sizeof *pNodeParams);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2752,8 +2641,7 @@ MOCK_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaHostNodeParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphNode != NULL)
-            memset(pGraphNode, 0, sizeof *pGraphNode);
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2765,8 +2653,7 @@ MOCK_API cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cud
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaHostNodeParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pNodeParams != NULL)
-            memset(pNodeParams, 0, sizeof *pNodeParams);
+        cubind_mock_zero(pNodeParams, sizeof *pNodeParams);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2790,8 +2677,7 @@ MOCK_API cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cud
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&childGraph, sizeof(cudaGraph_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphNode != NULL)
-            memset(pGraphNode, 0, sizeof *pGraphNode);
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2803,8 +2689,7 @@ MOCK_API cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaG
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraph != NULL)
-            memset(pGraph, 0, sizeof *pGraph);
+        cubind_mock_zero(pGraph, sizeof *pGraph);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2818,8 +2703,7 @@ MOCK_API cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGrap
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphNode != NULL)
-            memset(pGraphNode, 0, sizeof *pGraphNode);
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2834,8 +2718,7 @@ MOCK_API cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cu
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphNode != NULL)
-            memset(pGraphNode, 0, sizeof *pGraphNode);
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2847,8 +2730,7 @@ MOCK_API cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cuda
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event_out, sizeof(cudaEvent_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (event_out != NULL)
-            memset(event_out, 0, sizeof *event_out);
+        cubind_mock_zero(event_out, sizeof *event_out);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2872,8 +2754,7 @@ MOCK_API cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cuda
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphNode != NULL)
-            memset(pGraphNode, 0, sizeof *pGraphNode);
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2885,8 +2766,7 @@ MOCK_API cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEv
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event_out, sizeof(cudaEvent_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (event_out != NULL)
-            memset(event_out, 0, sizeof *event_out);
+        cubind_mock_zero(event_out, sizeof *event_out);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2910,8 +2790,7 @@ MOCK_API cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *p
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const struct cudaExternalSemaphoreSignalNodeParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphNode != NULL)
-            memset(pGraphNode, 0, sizeof *pGraphNode);
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2923,8 +2802,7 @@ MOCK_API cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNod
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaExternalSemaphoreSignalNodeParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (params_out != NULL)
-            memset(params_out, 0, sizeof *params_out);
+        cubind_mock_zero(params_out, sizeof *params_out);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2948,8 +2826,7 @@ MOCK_API cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGr
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const struct cudaExternalSemaphoreWaitNodeParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphNode != NULL)
-            memset(pGraphNode, 0, sizeof *pGraphNode);
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -2961,8 +2838,7 @@ MOCK_API cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaExternalSemaphoreWaitNodeParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (params_out != NULL)
-            memset(params_out, 0, sizeof *params_out);
+        cubind_mock_zero(params_out, sizeof *params_out);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3007,8 +2883,7 @@ MOCK_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGr
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&dptr, sizeof(void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphNode != NULL)
-            memset(pGraphNode, 0, sizeof *pGraphNode);
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3057,8 +2932,7 @@ MOCK_API cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t origin
     cubind_mock_arg(&pGraphClone, sizeof(cudaGraph_t *));
     cubind_mock_arg(&originalGraph, sizeof(cudaGraph_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphClone != NULL)
-            memset(pGraphClone, 0, sizeof *pGraphClone);
+        cubind_mock_zero(pGraphClone, sizeof *pGraphClone);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3071,8 +2945,7 @@ MOCK_API cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphN
     cubind_mock_arg(&originalNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&clonedGraph, sizeof(cudaGraph_t));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pNode != NULL)
-            memset(pNode, 0, sizeof *pNode);
+        cubind_mock_zero(pNode, sizeof *pNode);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3084,8 +2957,7 @@ MOCK_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNo
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pType, sizeof(enum cudaGraphNodeType *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pType != NULL)
-            memset(pType, 0, sizeof *pType);
+        cubind_mock_zero(pType, sizeof *pType);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3098,10 +2970,8 @@ MOCK_API cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes
     cubind_mock_arg(&nodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&numNodes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (nodes != NULL)
-            memset(nodes, 0, sizeof *nodes);
-        if (numNodes != NULL)
-            memset(numNodes, 0, sizeof *numNodes);
+        cubind_mock_zero(nodes, sizeof *nodes);
+        cubind_mock_zero(numNodes, sizeof *numNodes);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3114,10 +2984,8 @@ MOCK_API cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *p
     cubind_mock_arg(&pRootNodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&pNumRootNodes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pRootNodes != NULL)
-            memset(pRootNodes, 0, sizeof *pRootNodes);
-        if (pNumRootNodes != NULL)
-            memset(pNumRootNodes, 0, sizeof *pNumRootNodes);
+        cubind_mock_zero(pRootNodes, sizeof *pRootNodes);
+        cubind_mock_zero(pNumRootNodes, sizeof *pNumRootNodes);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3132,14 +3000,10 @@ MOCK_API cudaError_t cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t *fr
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
     cubind_mock_arg(&numEdges, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (from != NULL)
-            memset(from, 0, sizeof *from);
-        if (to != NULL)
-            memset(to, 0, sizeof *to);
-        if (edgeData != NULL)
-            memset(edgeData, 0, sizeof *edgeData);
-        if (numEdges != NULL)
-            memset(numEdges, 0, sizeof *numEdges);
+        cubind_mock_zero(from, sizeof *from);
+        cubind_mock_zero(to, sizeof *to);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(numEdges, sizeof *numEdges);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3153,12 +3017,9 @@ MOCK_API cudaError_t cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node, cudaG
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
     cubind_mock_arg(&pNumDependencies, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pDependencies != NULL)
-            memset(pDependencies, 0, sizeof *pDependencies);
-        if (edgeData != NULL)
-            memset(edgeData, 0, sizeof *edgeData);
-        if (pNumDependencies != NULL)
-            memset(pNumDependencies, 0, sizeof *pNumDependencies);
+        cubind_mock_zero(pDependencies, sizeof *pDependencies);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(pNumDependencies, sizeof *pNumDependencies);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3172,12 +3033,9 @@ MOCK_API cudaError_t cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node, cud
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
     cubind_mock_arg(&pNumDependentNodes, sizeof(size_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pDependentNodes != NULL)
-            memset(pDependentNodes, 0, sizeof *pDependentNodes);
-        if (edgeData != NULL)
-            memset(edgeData, 0, sizeof *edgeData);
-        if (pNumDependentNodes != NULL)
-            memset(pNumDependentNodes, 0, sizeof *pNumDependentNodes);
+        cubind_mock_zero(pDependentNodes, sizeof *pDependentNodes);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(pNumDependentNodes, sizeof *pNumDependentNodes);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3222,8 +3080,7 @@ MOCK_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphExec != NULL)
-            memset(pGraphExec, 0, sizeof *pGraphExec);
+        cubind_mock_zero(pGraphExec, sizeof *pGraphExec);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3236,8 +3093,7 @@ MOCK_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, 
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphExec != NULL)
-            memset(pGraphExec, 0, sizeof *pGraphExec);
+        cubind_mock_zero(pGraphExec, sizeof *pGraphExec);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3250,10 +3106,8 @@ MOCK_API cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec,
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&instantiateParams, sizeof(cudaGraphInstantiateParams *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pGraphExec != NULL)
-            memset(pGraphExec, 0, sizeof *pGraphExec);
-        if (instantiateParams != NULL)
-            memset(instantiateParams, 0, sizeof *instantiateParams);
+        cubind_mock_zero(pGraphExec, sizeof *pGraphExec);
+        cubind_mock_zero(instantiateParams, sizeof *instantiateParams);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3265,8 +3119,7 @@ MOCK_API cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned l
     cubind_mock_arg(&graphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (flags != NULL)
-            memset(flags, 0, sizeof *flags);
+        cubind_mock_zero(flags, sizeof *flags);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3420,8 +3273,7 @@ MOCK_API cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGra
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (isEnabled != NULL)
-            memset(isEnabled, 0, sizeof *isEnabled);
+        cubind_mock_zero(isEnabled, sizeof *isEnabled);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3434,8 +3286,7 @@ MOCK_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t
     cubind_mock_arg(&hGraph, sizeof(cudaGraph_t));
     cubind_mock_arg(&resultInfo, sizeof(cudaGraphExecUpdateResultInfo *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (resultInfo != NULL)
-            memset(resultInfo, 0, sizeof *resultInfo);
+        cubind_mock_zero(resultInfo, sizeof *resultInfo);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3494,8 +3345,7 @@ MOCK_API cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *pt
     cubind_mock_arg(&initialRefcount, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (object_out != NULL)
-            memset(object_out, 0, sizeof *object_out);
+        cubind_mock_zero(object_out, sizeof *object_out);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3583,8 +3433,7 @@ MOCK_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle
     cubind_mock_arg(&defaultLaunchValue, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (pHandle_out != NULL)
-            memset(pHandle_out, 0, sizeof *pHandle_out);
+        cubind_mock_zero(pHandle_out, sizeof *pHandle_out);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3598,10 +3447,8 @@ MOCK_API cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&driverStatus, sizeof(enum cudaDriverEntryPointQueryResult *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (funcPtr != NULL)
-            memset(funcPtr, 0, sizeof *funcPtr);
-        if (driverStatus != NULL)
-            memset(driverStatus, 0, sizeof *driverStatus);
+        cubind_mock_zero(funcPtr, sizeof *funcPtr);
+        cubind_mock_zero(driverStatus, sizeof *driverStatus);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3616,10 +3463,8 @@ MOCK_API cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void *
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&driverStatus, sizeof(enum cudaDriverEntryPointQueryResult *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (funcPtr != NULL)
-            memset(funcPtr, 0, sizeof *funcPtr);
-        if (driverStatus != NULL)
-            memset(driverStatus, 0, sizeof *driverStatus);
+        cubind_mock_zero(funcPtr, sizeof *funcPtr);
+        cubind_mock_zero(driverStatus, sizeof *driverStatus);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3751,8 +3596,7 @@ MOCK_API cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUU
     cubind_mock_arg(&ppExportTable, sizeof(const void **));
     cubind_mock_arg(&pExportTableId, sizeof(const cudaUUID_t *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (ppExportTable != NULL)
-            memset(ppExportTable, 0, sizeof *ppExportTable);
+        cubind_mock_zero(ppExportTable, sizeof *ppExportTable);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3764,8 +3608,7 @@ MOCK_API cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void
     cubind_mock_arg(&functionPtr, sizeof(cudaFunction_t *));
     cubind_mock_arg(&symbolPtr, sizeof(const void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (functionPtr != NULL)
-            memset(functionPtr, 0, sizeof *functionPtr);
+        cubind_mock_zero(functionPtr, sizeof *functionPtr);
     }
     return (cudaError_t)cubind_mock_status();
 }
@@ -3777,8 +3620,7 @@ MOCK_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFun
     cubind_mock_arg(&kernelPtr, sizeof(cudaKernel_t *));
     cubind_mock_arg(&entryFuncAddr, sizeof(const void *));
     if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
-        if (kernelPtr != NULL)
-            memset(kernelPtr, 0, sizeof *kernelPtr);
+        cubind_mock_zero(kernelPtr, sizeof *kernelPtr);
     }
     return (cudaError_t)cubind_mock_status();
 }
