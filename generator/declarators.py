@@ -79,6 +79,30 @@ def decay(t: ci.Type, name: str = "") -> str:
     return declare(t, name)
 
 
+def output(t: ci.Type) -> str | None:
+    """Whether a parameter of type `t` is one the function may write a result through (docs/mocks.md,
+    "Outputs"): a pointer (or array) whose pointee is an object of a known size the pointer does not
+    make const -- `int *`, `size_t *`, `cudaStream_t *` (a pointer to a handle), `void **`,
+    `struct cudaDeviceProp *`, `float *` (an array's first element) -- and not `const T *`, `void *`
+    (no size), a function, or a handle (`cublasHandle_t`: a pointer to an incomplete record, whose
+    pointee is the library's own). None when it is not; else the name of the pointee's record ("" for
+    another type), which the caller drops when cubind's C headers declare that record opaque (a C++
+    class such as `__half`, complete to the C++ parse only)."""
+    if t.kind in (TK.CONSTANTARRAY, TK.INCOMPLETEARRAY):
+        pointee = t.element_type
+    else:
+        canonical = t.get_canonical()
+        if canonical.kind != TK.POINTER:
+            return None
+        pointee = canonical.get_pointee()
+    pointee = pointee.get_canonical()
+    if pointee.is_const_qualified() or pointee.kind in (TK.VOID, TK.FUNCTIONPROTO, TK.FUNCTIONNOPROTO):
+        return None
+    if pointee.get_size() <= 0:  # negative for an incomplete type
+        return None
+    return pointee.get_declaration().spelling if pointee.kind == TK.RECORD else ""
+
+
 def category(t: ci.Type) -> str:
     """What kind of value a parameter of type `t` carries: pointer, function_pointer, integer, enum,
     floating, record or void."""

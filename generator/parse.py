@@ -8,7 +8,7 @@ import clang.cindex as ci
 
 from . import VERSION, clang_ext, cplusplus, header_constants, inline_copies, layout, macros
 from .config import Config, Unit
-from .declarators import category, decay, declare
+from .declarators import category, decay, declare, output
 from .names import cubind_name
 from .tu import IncludeDirs, Parsed, parse
 from .typesel import TypeSelector, referenced_names
@@ -58,6 +58,8 @@ def _skip_reason(cursor: ci.Cursor, cxx: bool, c_names: set[str]) -> str | None:
     return None
 
 
+# A parameter's output record (declarators.output) until build_ir knows which records are opaque: never written out.
+_OUTPUT_RECORD = "_output_record"
 # Stands for a parameter's name in a declarator computed once per type (_type_facts).
 _NAME = "\x00"
 
@@ -77,6 +79,7 @@ def _type_facts(parsed: Parsed, t: ci.Type) -> dict:
             "value_type": decay(t),
             "value_decl": decay(t, _NAME),
             "category": category(t),
+            "output": output(t),
             "uses": referenced_names(t),
         }
     return facts
@@ -88,7 +91,7 @@ def _param(arg: ci.Cursor, index: int, facts: dict) -> dict:
     if name.startswith(RESERVED_PREFIX):
         raise IRError(f"{arg.location.file}:{arg.location.line}: parameter {name} starts with {RESERVED_PREFIX}, "
                       "which the generated wrappers and tests use for their own names")
-    return {
+    param = {
         "name": name,
         "type": facts["type"],
         "canonical": facts["canonical"],
@@ -97,6 +100,10 @@ def _param(arg: ci.Cursor, index: int, facts: dict) -> dict:
         "value_decl": facts["value_decl"].replace(_NAME, name),
         "category": facts["category"],
     }
+    if facts["output"] is not None:
+        param["output"] = True
+        param[_OUTPUT_RECORD] = facts["output"]
+    return param
 
 
 def _function(parsed: Parsed, cursor: ci.Cursor, public: str, unit: Unit, cxx_only: bool, status_types: dict,
@@ -229,6 +236,13 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
     repeated_headers = own | selector.headers()
     selector.seed_enums(repeated_headers)
     types = selector.entries()
+    # An output through a pointer to a record cubind's C headers declare opaque (a C++ class) is none.
+    opaque = {n for e in types if e["kind"] in ("struct", "union") and not e.get("complete")
+              for n in (e["name"], e["typedef"]) if n}
+    for function in functions:
+        for param in function["params"]:
+            if param.pop(_OUTPUT_RECORD, "") in opaque:
+                del param["output"]
     records = {e["name"] for e in types if e["kind"] in ("struct", "union") and e.get("complete")}
     inline_definitions = {h: d for h, e in sorted(inline_definitions.items())
                           if (d := inline_copies.selected(e, records))["functions"] or d["members"]}

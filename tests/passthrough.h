@@ -23,6 +23,10 @@ void cubind_test_assert_caller(int inline_form, int round, int returns_status);
 /* The wrapper recorded nothing (the call was made and the value returned). */
 void cubind_test_assert_no_error(void);
 
+/* The output `name` the mock wrote (its `size` bytes, filled with another pattern before the call)
+ * is all zeros (docs/mocks.md, "Outputs"); otherwise fails naming the byte and its value. */
+void cubind_test_assert_zero(const char *name, const void *bytes, size_t size);
+
 /* What a function's call is in each older release whose call differs from the newest's. */
 struct cubind_test_release_call {
     const char *release; /* "12.4" */

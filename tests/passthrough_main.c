@@ -89,6 +89,15 @@ void cubind_test_assert_no_error(void)
     assert_int_equal(cubind_last_error()->kind, CUBIND_OK);
 }
 
+void cubind_test_assert_zero(const char *name, const void *bytes, size_t size)
+{
+    const unsigned char *b = bytes;
+    size_t i;
+    for (i = 0; i < size; ++i)
+        if (b[i] != 0)
+            fail_msg("the mock left output %s's byte %zu of %zu at 0x%02x, not zero", name, i, size, b[i]);
+}
+
 /* Error handler calls, counted; static: a failed assertion leaves the handler installed. */
 static int handler_calls;
 

@@ -20,6 +20,9 @@ MOCK_API cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
     cubind_mock_begin("cublasCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -37,6 +40,9 @@ MOCK_API cublasStatus_t cublasGetVersion_v2(cublasHandle_t handle, int *version)
     cubind_mock_begin("cublasGetVersion_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -45,6 +51,9 @@ MOCK_API cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value)
     cubind_mock_begin("cublasGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcublas reports it (property) */
         return (cublasStatus_t)cubind_mock_version((int)type, value);
@@ -83,6 +92,9 @@ MOCK_API cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t *
     cubind_mock_begin("cublasGetStream_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(streamId, sizeof *streamId);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -92,6 +104,9 @@ MOCK_API cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasPoi
     cubind_mock_begin("cublasGetPointerMode_v2", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasPointerMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -110,6 +125,9 @@ MOCK_API cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle, cublasAtomic
     cubind_mock_begin("cublasGetAtomicsMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasAtomicsMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -128,6 +146,9 @@ MOCK_API cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t *m
     cubind_mock_begin("cublasGetMathMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasMath_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -146,6 +167,9 @@ MOCK_API cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int *smCou
     cubind_mock_begin("cublasGetSmCountTarget", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasHandle_t));
     cubind_mock_arg(&smCountTarget, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(smCountTarget, sizeof *smCountTarget);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -318,6 +342,9 @@ MOCK_API cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)
 {
     cubind_mock_begin("cublasGetLoggerCallback", __builtin_return_address(0));
     cubind_mock_arg(&userCallback, sizeof(cublasLogCallback *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(userCallback, sizeof *userCallback);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -592,6 +619,9 @@ MOCK_API cublasStatus_t cublasSnrm2_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -604,6 +634,9 @@ MOCK_API cublasStatus_t cublasSnrm2_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -616,6 +649,9 @@ MOCK_API cublasStatus_t cublasDnrm2_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -628,6 +664,9 @@ MOCK_API cublasStatus_t cublasDnrm2_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -640,6 +679,9 @@ MOCK_API cublasStatus_t cublasScnrm2_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -652,6 +694,9 @@ MOCK_API cublasStatus_t cublasScnrm2_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -664,6 +709,9 @@ MOCK_API cublasStatus_t cublasDznrm2_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -676,6 +724,9 @@ MOCK_API cublasStatus_t cublasDznrm2_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -762,6 +813,9 @@ MOCK_API cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float 
     cubind_mock_arg(&y, sizeof(const float *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -776,6 +830,9 @@ MOCK_API cublasStatus_t cublasSdot_v2_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&y, sizeof(const float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -790,6 +847,9 @@ MOCK_API cublasStatus_t cublasDdot_v2(cublasHandle_t handle, int n, const double
     cubind_mock_arg(&y, sizeof(const double *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -804,6 +864,9 @@ MOCK_API cublasStatus_t cublasDdot_v2_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&y, sizeof(const double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -818,6 +881,9 @@ MOCK_API cublasStatus_t cublasCdotu_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -832,6 +898,9 @@ MOCK_API cublasStatus_t cublasCdotu_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -846,6 +915,9 @@ MOCK_API cublasStatus_t cublasCdotc_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -860,6 +932,9 @@ MOCK_API cublasStatus_t cublasCdotc_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -874,6 +949,9 @@ MOCK_API cublasStatus_t cublasZdotu_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -888,6 +966,9 @@ MOCK_API cublasStatus_t cublasZdotu_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -902,6 +983,9 @@ MOCK_API cublasStatus_t cublasZdotc_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -916,6 +1000,9 @@ MOCK_API cublasStatus_t cublasZdotc_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -958,6 +1045,9 @@ MOCK_API cublasStatus_t cublasSscal_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&alpha, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -970,6 +1060,9 @@ MOCK_API cublasStatus_t cublasSscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&alpha, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -982,6 +1075,9 @@ MOCK_API cublasStatus_t cublasDscal_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&alpha, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -994,6 +1090,9 @@ MOCK_API cublasStatus_t cublasDscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&alpha, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1006,6 +1105,9 @@ MOCK_API cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&alpha, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1018,6 +1120,9 @@ MOCK_API cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&alpha, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1030,6 +1135,9 @@ MOCK_API cublasStatus_t cublasCsscal_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&alpha, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1042,6 +1150,9 @@ MOCK_API cublasStatus_t cublasCsscal_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&alpha, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1054,6 +1165,9 @@ MOCK_API cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1066,6 +1180,9 @@ MOCK_API cublasStatus_t cublasZscal_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&alpha, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1078,6 +1195,9 @@ MOCK_API cublasStatus_t cublasZdscal_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&alpha, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1090,6 +1210,9 @@ MOCK_API cublasStatus_t cublasZdscal_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&alpha, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1140,6 +1263,9 @@ MOCK_API cublasStatus_t cublasSaxpy_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1154,6 +1280,9 @@ MOCK_API cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1168,6 +1297,9 @@ MOCK_API cublasStatus_t cublasDaxpy_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1182,6 +1314,9 @@ MOCK_API cublasStatus_t cublasDaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1196,6 +1331,9 @@ MOCK_API cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1210,6 +1348,9 @@ MOCK_API cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1224,6 +1365,9 @@ MOCK_API cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1238,6 +1382,9 @@ MOCK_API cublasStatus_t cublasZaxpy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1281,6 +1428,9 @@ MOCK_API cublasStatus_t cublasScopy_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1294,6 +1444,9 @@ MOCK_API cublasStatus_t cublasScopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1307,6 +1460,9 @@ MOCK_API cublasStatus_t cublasDcopy_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1320,6 +1476,9 @@ MOCK_API cublasStatus_t cublasDcopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1333,6 +1492,9 @@ MOCK_API cublasStatus_t cublasCcopy_v2(cublasHandle_t handle, int n, const cuCom
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1346,6 +1508,9 @@ MOCK_API cublasStatus_t cublasCcopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1359,6 +1524,9 @@ MOCK_API cublasStatus_t cublasZcopy_v2(cublasHandle_t handle, int n, const cuDou
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1372,6 +1540,9 @@ MOCK_API cublasStatus_t cublasZcopy_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1385,6 +1556,10 @@ MOCK_API cublasStatus_t cublasSswap_v2(cublasHandle_t handle, int n, float *x, i
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1398,6 +1573,10 @@ MOCK_API cublasStatus_t cublasSswap_v2_64(cublasHandle_t handle, int64_t n, floa
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1411,6 +1590,10 @@ MOCK_API cublasStatus_t cublasDswap_v2(cublasHandle_t handle, int n, double *x, 
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1424,6 +1607,10 @@ MOCK_API cublasStatus_t cublasDswap_v2_64(cublasHandle_t handle, int64_t n, doub
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1437,6 +1624,10 @@ MOCK_API cublasStatus_t cublasCswap_v2(cublasHandle_t handle, int n, cuComplex *
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1450,6 +1641,10 @@ MOCK_API cublasStatus_t cublasCswap_v2_64(cublasHandle_t handle, int64_t n, cuCo
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1463,6 +1658,10 @@ MOCK_API cublasStatus_t cublasZswap_v2(cublasHandle_t handle, int n, cuDoubleCom
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1476,6 +1675,10 @@ MOCK_API cublasStatus_t cublasZswap_v2_64(cublasHandle_t handle, int64_t n, cuDo
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1518,6 +1721,9 @@ MOCK_API cublasStatus_t cublasIsamax_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1530,6 +1736,9 @@ MOCK_API cublasStatus_t cublasIsamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1542,6 +1751,9 @@ MOCK_API cublasStatus_t cublasIdamax_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1554,6 +1766,9 @@ MOCK_API cublasStatus_t cublasIdamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1566,6 +1781,9 @@ MOCK_API cublasStatus_t cublasIcamax_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1578,6 +1796,9 @@ MOCK_API cublasStatus_t cublasIcamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1590,6 +1811,9 @@ MOCK_API cublasStatus_t cublasIzamax_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1602,6 +1826,9 @@ MOCK_API cublasStatus_t cublasIzamax_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1615,6 +1842,9 @@ MOCK_API cublasStatus_t cublasIamaxEx(cublasHandle_t handle, int n, const void *
     cubind_mock_arg(&xType, sizeof(cudaDataType));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1628,6 +1858,9 @@ MOCK_API cublasStatus_t cublasIamaxEx_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&xType, sizeof(cudaDataType));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1640,6 +1873,9 @@ MOCK_API cublasStatus_t cublasIsamin_v2(cublasHandle_t handle, int n, const floa
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1652,6 +1888,9 @@ MOCK_API cublasStatus_t cublasIsamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1664,6 +1903,9 @@ MOCK_API cublasStatus_t cublasIdamin_v2(cublasHandle_t handle, int n, const doub
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1676,6 +1918,9 @@ MOCK_API cublasStatus_t cublasIdamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1688,6 +1933,9 @@ MOCK_API cublasStatus_t cublasIcamin_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1700,6 +1948,9 @@ MOCK_API cublasStatus_t cublasIcamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1712,6 +1963,9 @@ MOCK_API cublasStatus_t cublasIzamin_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1724,6 +1978,9 @@ MOCK_API cublasStatus_t cublasIzamin_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1737,6 +1994,9 @@ MOCK_API cublasStatus_t cublasIaminEx(cublasHandle_t handle, int n, const void *
     cubind_mock_arg(&xType, sizeof(cudaDataType));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1750,6 +2010,9 @@ MOCK_API cublasStatus_t cublasIaminEx_64(cublasHandle_t handle, int64_t n, const
     cubind_mock_arg(&xType, sizeof(cudaDataType));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1792,6 +2055,9 @@ MOCK_API cublasStatus_t cublasSasum_v2(cublasHandle_t handle, int n, const float
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1804,6 +2070,9 @@ MOCK_API cublasStatus_t cublasSasum_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1816,6 +2085,9 @@ MOCK_API cublasStatus_t cublasDasum_v2(cublasHandle_t handle, int n, const doubl
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1828,6 +2100,9 @@ MOCK_API cublasStatus_t cublasDasum_v2_64(cublasHandle_t handle, int64_t n, cons
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1840,6 +2115,9 @@ MOCK_API cublasStatus_t cublasScasum_v2(cublasHandle_t handle, int n, const cuCo
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1852,6 +2130,9 @@ MOCK_API cublasStatus_t cublasScasum_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1864,6 +2145,9 @@ MOCK_API cublasStatus_t cublasDzasum_v2(cublasHandle_t handle, int n, const cuDo
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1876,6 +2160,9 @@ MOCK_API cublasStatus_t cublasDzasum_v2_64(cublasHandle_t handle, int64_t n, con
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&result, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1891,6 +2178,10 @@ MOCK_API cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float *x, in
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1906,6 +2197,10 @@ MOCK_API cublasStatus_t cublasSrot_v2_64(cublasHandle_t handle, int64_t n, float
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1921,6 +2216,10 @@ MOCK_API cublasStatus_t cublasDrot_v2(cublasHandle_t handle, int n, double *x, i
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1936,6 +2235,10 @@ MOCK_API cublasStatus_t cublasDrot_v2_64(cublasHandle_t handle, int64_t n, doubl
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1951,6 +2254,10 @@ MOCK_API cublasStatus_t cublasCrot_v2(cublasHandle_t handle, int n, cuComplex *x
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1966,6 +2273,10 @@ MOCK_API cublasStatus_t cublasCrot_v2_64(cublasHandle_t handle, int64_t n, cuCom
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -1981,6 +2292,10 @@ MOCK_API cublasStatus_t cublasCsrot_v2(cublasHandle_t handle, int n, cuComplex *
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -1996,6 +2311,10 @@ MOCK_API cublasStatus_t cublasCsrot_v2_64(cublasHandle_t handle, int64_t n, cuCo
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const float *));
     cubind_mock_arg(&s, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2011,6 +2330,10 @@ MOCK_API cublasStatus_t cublasZrot_v2(cublasHandle_t handle, int n, cuDoubleComp
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2026,6 +2349,10 @@ MOCK_API cublasStatus_t cublasZrot_v2_64(cublasHandle_t handle, int64_t n, cuDou
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2041,6 +2368,10 @@ MOCK_API cublasStatus_t cublasZdrot_v2(cublasHandle_t handle, int n, cuDoubleCom
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2056,6 +2387,10 @@ MOCK_API cublasStatus_t cublasZdrot_v2_64(cublasHandle_t handle, int64_t n, cuDo
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&c, sizeof(const double *));
     cubind_mock_arg(&s, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2106,6 +2441,12 @@ MOCK_API cublasStatus_t cublasSrotg_v2(cublasHandle_t handle, float *a, float *b
     cubind_mock_arg(&b, sizeof(float *));
     cubind_mock_arg(&c, sizeof(float *));
     cubind_mock_arg(&s, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2118,6 +2459,12 @@ MOCK_API cublasStatus_t cublasDrotg_v2(cublasHandle_t handle, double *a, double 
     cubind_mock_arg(&b, sizeof(double *));
     cubind_mock_arg(&c, sizeof(double *));
     cubind_mock_arg(&s, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2130,6 +2477,12 @@ MOCK_API cublasStatus_t cublasCrotg_v2(cublasHandle_t handle, cuComplex *a, cuCo
     cubind_mock_arg(&b, sizeof(cuComplex *));
     cubind_mock_arg(&c, sizeof(float *));
     cubind_mock_arg(&s, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2142,6 +2495,12 @@ MOCK_API cublasStatus_t cublasZrotg_v2(cublasHandle_t handle, cuDoubleComplex *a
     cubind_mock_arg(&b, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&c, sizeof(double *));
     cubind_mock_arg(&s, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(a, sizeof *a);
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(s, sizeof *s);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2171,6 +2530,10 @@ MOCK_API cublasStatus_t cublasSrotm_v2(cublasHandle_t handle, int n, float *x, i
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&param, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2185,6 +2548,10 @@ MOCK_API cublasStatus_t cublasSrotm_v2_64(cublasHandle_t handle, int64_t n, floa
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&param, sizeof(const float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2199,6 +2566,10 @@ MOCK_API cublasStatus_t cublasDrotm_v2(cublasHandle_t handle, int n, double *x, 
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&param, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2213,6 +2584,10 @@ MOCK_API cublasStatus_t cublasDrotm_v2_64(cublasHandle_t handle, int64_t n, doub
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&param, sizeof(const double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2262,6 +2637,12 @@ MOCK_API cublasStatus_t cublasSrotmg_v2(cublasHandle_t handle, float *d1, float 
     cubind_mock_arg(&x1, sizeof(float *));
     cubind_mock_arg(&y1, sizeof(const float *));
     cubind_mock_arg(&param, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(d1, sizeof *d1);
+        cubind_mock_zero(d2, sizeof *d2);
+        cubind_mock_zero(x1, sizeof *x1);
+        cubind_mock_zero(param, sizeof *param);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2275,6 +2656,12 @@ MOCK_API cublasStatus_t cublasDrotmg_v2(cublasHandle_t handle, double *d1, doubl
     cubind_mock_arg(&x1, sizeof(double *));
     cubind_mock_arg(&y1, sizeof(const double *));
     cubind_mock_arg(&param, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(d1, sizeof *d1);
+        cubind_mock_zero(d2, sizeof *d2);
+        cubind_mock_zero(x1, sizeof *x1);
+        cubind_mock_zero(param, sizeof *param);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2313,6 +2700,9 @@ MOCK_API cublasStatus_t cublasSgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2332,6 +2722,9 @@ MOCK_API cublasStatus_t cublasSgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2351,6 +2744,9 @@ MOCK_API cublasStatus_t cublasDgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2370,6 +2766,9 @@ MOCK_API cublasStatus_t cublasDgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2389,6 +2788,9 @@ MOCK_API cublasStatus_t cublasCgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2408,6 +2810,9 @@ MOCK_API cublasStatus_t cublasCgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2427,6 +2832,9 @@ MOCK_API cublasStatus_t cublasZgemv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2446,6 +2854,9 @@ MOCK_API cublasStatus_t cublasZgemv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2467,6 +2878,9 @@ MOCK_API cublasStatus_t cublasSgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2488,6 +2902,9 @@ MOCK_API cublasStatus_t cublasSgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2509,6 +2926,9 @@ MOCK_API cublasStatus_t cublasDgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2530,6 +2950,9 @@ MOCK_API cublasStatus_t cublasDgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2551,6 +2974,9 @@ MOCK_API cublasStatus_t cublasCgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2572,6 +2998,9 @@ MOCK_API cublasStatus_t cublasCgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2593,6 +3022,9 @@ MOCK_API cublasStatus_t cublasZgbmv_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2614,6 +3046,9 @@ MOCK_API cublasStatus_t cublasZgbmv_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2630,6 +3065,9 @@ MOCK_API cublasStatus_t cublasStrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2646,6 +3084,9 @@ MOCK_API cublasStatus_t cublasStrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2662,6 +3103,9 @@ MOCK_API cublasStatus_t cublasDtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2678,6 +3122,9 @@ MOCK_API cublasStatus_t cublasDtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2694,6 +3141,9 @@ MOCK_API cublasStatus_t cublasCtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2710,6 +3160,9 @@ MOCK_API cublasStatus_t cublasCtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2726,6 +3179,9 @@ MOCK_API cublasStatus_t cublasZtrmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2742,6 +3198,9 @@ MOCK_API cublasStatus_t cublasZtrmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2759,6 +3218,9 @@ MOCK_API cublasStatus_t cublasStbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2776,6 +3238,9 @@ MOCK_API cublasStatus_t cublasStbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2793,6 +3258,9 @@ MOCK_API cublasStatus_t cublasDtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2810,6 +3278,9 @@ MOCK_API cublasStatus_t cublasDtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2827,6 +3298,9 @@ MOCK_API cublasStatus_t cublasCtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2844,6 +3318,9 @@ MOCK_API cublasStatus_t cublasCtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2861,6 +3338,9 @@ MOCK_API cublasStatus_t cublasZtbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2878,6 +3358,9 @@ MOCK_API cublasStatus_t cublasZtbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2893,6 +3376,9 @@ MOCK_API cublasStatus_t cublasStpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2908,6 +3394,9 @@ MOCK_API cublasStatus_t cublasStpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2923,6 +3412,9 @@ MOCK_API cublasStatus_t cublasDtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2938,6 +3430,9 @@ MOCK_API cublasStatus_t cublasDtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2953,6 +3448,9 @@ MOCK_API cublasStatus_t cublasCtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2968,6 +3466,9 @@ MOCK_API cublasStatus_t cublasCtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -2983,6 +3484,9 @@ MOCK_API cublasStatus_t cublasZtpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -2998,6 +3502,9 @@ MOCK_API cublasStatus_t cublasZtpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3014,6 +3521,9 @@ MOCK_API cublasStatus_t cublasStrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3030,6 +3540,9 @@ MOCK_API cublasStatus_t cublasStrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3046,6 +3559,9 @@ MOCK_API cublasStatus_t cublasDtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3062,6 +3578,9 @@ MOCK_API cublasStatus_t cublasDtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3078,6 +3597,9 @@ MOCK_API cublasStatus_t cublasCtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3094,6 +3616,9 @@ MOCK_API cublasStatus_t cublasCtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3110,6 +3635,9 @@ MOCK_API cublasStatus_t cublasZtrsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3126,6 +3654,9 @@ MOCK_API cublasStatus_t cublasZtrsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3141,6 +3672,9 @@ MOCK_API cublasStatus_t cublasStpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3156,6 +3690,9 @@ MOCK_API cublasStatus_t cublasStpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const float *));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3171,6 +3708,9 @@ MOCK_API cublasStatus_t cublasDtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3186,6 +3726,9 @@ MOCK_API cublasStatus_t cublasDtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const double *));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3201,6 +3744,9 @@ MOCK_API cublasStatus_t cublasCtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3216,6 +3762,9 @@ MOCK_API cublasStatus_t cublasCtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3231,6 +3780,9 @@ MOCK_API cublasStatus_t cublasZtpsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3246,6 +3798,9 @@ MOCK_API cublasStatus_t cublasZtpsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3263,6 +3818,9 @@ MOCK_API cublasStatus_t cublasStbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3280,6 +3838,9 @@ MOCK_API cublasStatus_t cublasStbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3297,6 +3858,9 @@ MOCK_API cublasStatus_t cublasDtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3314,6 +3878,9 @@ MOCK_API cublasStatus_t cublasDtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3331,6 +3898,9 @@ MOCK_API cublasStatus_t cublasCtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3348,6 +3918,9 @@ MOCK_API cublasStatus_t cublasCtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3365,6 +3938,9 @@ MOCK_API cublasStatus_t cublasZtbsv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3382,6 +3958,9 @@ MOCK_API cublasStatus_t cublasZtbsv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3400,6 +3979,9 @@ MOCK_API cublasStatus_t cublasSsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3418,6 +4000,9 @@ MOCK_API cublasStatus_t cublasSsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3436,6 +4021,9 @@ MOCK_API cublasStatus_t cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3454,6 +4042,9 @@ MOCK_API cublasStatus_t cublasDsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3472,6 +4063,9 @@ MOCK_API cublasStatus_t cublasCsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3490,6 +4084,9 @@ MOCK_API cublasStatus_t cublasCsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3508,6 +4105,9 @@ MOCK_API cublasStatus_t cublasZsymv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3526,6 +4126,9 @@ MOCK_API cublasStatus_t cublasZsymv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3544,6 +4147,9 @@ MOCK_API cublasStatus_t cublasChemv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3562,6 +4168,9 @@ MOCK_API cublasStatus_t cublasChemv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3580,6 +4189,9 @@ MOCK_API cublasStatus_t cublasZhemv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3598,6 +4210,9 @@ MOCK_API cublasStatus_t cublasZhemv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3617,6 +4232,9 @@ MOCK_API cublasStatus_t cublasSsbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3636,6 +4254,9 @@ MOCK_API cublasStatus_t cublasSsbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3655,6 +4276,9 @@ MOCK_API cublasStatus_t cublasDsbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3674,6 +4298,9 @@ MOCK_API cublasStatus_t cublasDsbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3693,6 +4320,9 @@ MOCK_API cublasStatus_t cublasChbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3712,6 +4342,9 @@ MOCK_API cublasStatus_t cublasChbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3731,6 +4364,9 @@ MOCK_API cublasStatus_t cublasZhbmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3750,6 +4386,9 @@ MOCK_API cublasStatus_t cublasZhbmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3767,6 +4406,9 @@ MOCK_API cublasStatus_t cublasSspmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3784,6 +4426,9 @@ MOCK_API cublasStatus_t cublasSspmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3801,6 +4446,9 @@ MOCK_API cublasStatus_t cublasDspmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3818,6 +4466,9 @@ MOCK_API cublasStatus_t cublasDspmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3835,6 +4486,9 @@ MOCK_API cublasStatus_t cublasChpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3852,6 +4506,9 @@ MOCK_API cublasStatus_t cublasChpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3869,6 +4526,9 @@ MOCK_API cublasStatus_t cublasZhpmv_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3886,6 +4546,9 @@ MOCK_API cublasStatus_t cublasZhpmv_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3903,6 +4566,9 @@ MOCK_API cublasStatus_t cublasSger_v2(cublasHandle_t handle, int m, int n, const
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3920,6 +4586,9 @@ MOCK_API cublasStatus_t cublasSger_v2_64(cublasHandle_t handle, int64_t m, int64
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3937,6 +4606,9 @@ MOCK_API cublasStatus_t cublasDger_v2(cublasHandle_t handle, int m, int n, const
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3954,6 +4626,9 @@ MOCK_API cublasStatus_t cublasDger_v2_64(cublasHandle_t handle, int64_t m, int64
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -3971,6 +4646,9 @@ MOCK_API cublasStatus_t cublasCgeru_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -3988,6 +4666,9 @@ MOCK_API cublasStatus_t cublasCgeru_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4005,6 +4686,9 @@ MOCK_API cublasStatus_t cublasCgerc_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4022,6 +4706,9 @@ MOCK_API cublasStatus_t cublasCgerc_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4039,6 +4726,9 @@ MOCK_API cublasStatus_t cublasZgeru_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4056,6 +4746,9 @@ MOCK_API cublasStatus_t cublasZgeru_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4073,6 +4766,9 @@ MOCK_API cublasStatus_t cublasZgerc_v2(cublasHandle_t handle, int m, int n, cons
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4090,6 +4786,9 @@ MOCK_API cublasStatus_t cublasZgerc_v2_64(cublasHandle_t handle, int64_t m, int6
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4105,6 +4804,9 @@ MOCK_API cublasStatus_t cublasSsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4120,6 +4822,9 @@ MOCK_API cublasStatus_t cublasSsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4135,6 +4840,9 @@ MOCK_API cublasStatus_t cublasDsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4150,6 +4858,9 @@ MOCK_API cublasStatus_t cublasDsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4165,6 +4876,9 @@ MOCK_API cublasStatus_t cublasCsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4180,6 +4894,9 @@ MOCK_API cublasStatus_t cublasCsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4195,6 +4912,9 @@ MOCK_API cublasStatus_t cublasZsyr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4210,6 +4930,9 @@ MOCK_API cublasStatus_t cublasZsyr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4225,6 +4948,9 @@ MOCK_API cublasStatus_t cublasCher_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4240,6 +4966,9 @@ MOCK_API cublasStatus_t cublasCher_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4255,6 +4984,9 @@ MOCK_API cublasStatus_t cublasZher_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4270,6 +5002,9 @@ MOCK_API cublasStatus_t cublasZher_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4284,6 +5019,9 @@ MOCK_API cublasStatus_t cublasSspr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4298,6 +5036,9 @@ MOCK_API cublasStatus_t cublasSspr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4312,6 +5053,9 @@ MOCK_API cublasStatus_t cublasDspr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4326,6 +5070,9 @@ MOCK_API cublasStatus_t cublasDspr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4340,6 +5087,9 @@ MOCK_API cublasStatus_t cublasChpr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4354,6 +5104,9 @@ MOCK_API cublasStatus_t cublasChpr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4368,6 +5121,9 @@ MOCK_API cublasStatus_t cublasZhpr_v2(cublasHandle_t handle, cublasFillMode_t up
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4382,6 +5138,9 @@ MOCK_API cublasStatus_t cublasZhpr_v2_64(cublasHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4399,6 +5158,9 @@ MOCK_API cublasStatus_t cublasSsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4416,6 +5178,9 @@ MOCK_API cublasStatus_t cublasSsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4433,6 +5198,9 @@ MOCK_API cublasStatus_t cublasDsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4450,6 +5218,9 @@ MOCK_API cublasStatus_t cublasDsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4467,6 +5238,9 @@ MOCK_API cublasStatus_t cublasCsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4484,6 +5258,9 @@ MOCK_API cublasStatus_t cublasCsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4501,6 +5278,9 @@ MOCK_API cublasStatus_t cublasZsyr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4518,6 +5298,9 @@ MOCK_API cublasStatus_t cublasZsyr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4535,6 +5318,9 @@ MOCK_API cublasStatus_t cublasCher2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4552,6 +5338,9 @@ MOCK_API cublasStatus_t cublasCher2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4569,6 +5358,9 @@ MOCK_API cublasStatus_t cublasZher2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4586,6 +5378,9 @@ MOCK_API cublasStatus_t cublasZher2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4602,6 +5397,9 @@ MOCK_API cublasStatus_t cublasSspr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(const float *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4618,6 +5416,9 @@ MOCK_API cublasStatus_t cublasSspr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(const float *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4634,6 +5435,9 @@ MOCK_API cublasStatus_t cublasDspr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(const double *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4650,6 +5454,9 @@ MOCK_API cublasStatus_t cublasDspr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(const double *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4666,6 +5473,9 @@ MOCK_API cublasStatus_t cublasChpr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4682,6 +5492,9 @@ MOCK_API cublasStatus_t cublasChpr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(const cuComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4698,6 +5511,9 @@ MOCK_API cublasStatus_t cublasZhpr2_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4714,6 +5530,9 @@ MOCK_API cublasStatus_t cublasZhpr2_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&y, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4897,6 +5716,9 @@ MOCK_API cublasStatus_t cublasSgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4920,6 +5742,9 @@ MOCK_API cublasStatus_t cublasSgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4943,6 +5768,9 @@ MOCK_API cublasStatus_t cublasDgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -4966,6 +5794,9 @@ MOCK_API cublasStatus_t cublasDgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -4989,6 +5820,9 @@ MOCK_API cublasStatus_t cublasCgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5012,6 +5846,9 @@ MOCK_API cublasStatus_t cublasCgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5035,6 +5872,9 @@ MOCK_API cublasStatus_t cublasZgemvStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5058,6 +5898,9 @@ MOCK_API cublasStatus_t cublasZgemvStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5079,6 +5922,9 @@ MOCK_API cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5100,6 +5946,9 @@ MOCK_API cublasStatus_t cublasSgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5121,6 +5970,9 @@ MOCK_API cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5142,6 +5994,9 @@ MOCK_API cublasStatus_t cublasDgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5163,6 +6018,9 @@ MOCK_API cublasStatus_t cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5184,6 +6042,9 @@ MOCK_API cublasStatus_t cublasCgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5205,6 +6066,9 @@ MOCK_API cublasStatus_t cublasCgemm3m(cublasHandle_t handle, cublasOperation_t t
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5226,6 +6090,9 @@ MOCK_API cublasStatus_t cublasCgemm3m_64(cublasHandle_t handle, cublasOperation_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5295,6 +6162,9 @@ MOCK_API cublasStatus_t cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5316,6 +6186,9 @@ MOCK_API cublasStatus_t cublasZgemm_v2_64(cublasHandle_t handle, cublasOperation
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5337,6 +6210,9 @@ MOCK_API cublasStatus_t cublasZgemm3m(cublasHandle_t handle, cublasOperation_t t
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5358,6 +6234,9 @@ MOCK_API cublasStatus_t cublasZgemm3m_64(cublasHandle_t handle, cublasOperation_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5524,6 +6403,9 @@ MOCK_API cublasStatus_t cublasSsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5542,6 +6424,9 @@ MOCK_API cublasStatus_t cublasSsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5560,6 +6445,9 @@ MOCK_API cublasStatus_t cublasDsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5578,6 +6466,9 @@ MOCK_API cublasStatus_t cublasDsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5596,6 +6487,9 @@ MOCK_API cublasStatus_t cublasCsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5614,6 +6508,9 @@ MOCK_API cublasStatus_t cublasCsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5632,6 +6529,9 @@ MOCK_API cublasStatus_t cublasZsyrk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5650,6 +6550,9 @@ MOCK_API cublasStatus_t cublasZsyrk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5748,6 +6651,9 @@ MOCK_API cublasStatus_t cublasCherk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5766,6 +6672,9 @@ MOCK_API cublasStatus_t cublasCherk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5784,6 +6693,9 @@ MOCK_API cublasStatus_t cublasZherk_v2(cublasHandle_t handle, cublasFillMode_t u
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5802,6 +6714,9 @@ MOCK_API cublasStatus_t cublasZherk_v2_64(cublasHandle_t handle, cublasFillMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5902,6 +6817,9 @@ MOCK_API cublasStatus_t cublasSsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5922,6 +6840,9 @@ MOCK_API cublasStatus_t cublasSsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5942,6 +6863,9 @@ MOCK_API cublasStatus_t cublasDsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -5962,6 +6886,9 @@ MOCK_API cublasStatus_t cublasDsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -5982,6 +6909,9 @@ MOCK_API cublasStatus_t cublasCsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6002,6 +6932,9 @@ MOCK_API cublasStatus_t cublasCsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6022,6 +6955,9 @@ MOCK_API cublasStatus_t cublasZsyr2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6042,6 +6978,9 @@ MOCK_API cublasStatus_t cublasZsyr2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6062,6 +7001,9 @@ MOCK_API cublasStatus_t cublasCher2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6082,6 +7024,9 @@ MOCK_API cublasStatus_t cublasCher2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6102,6 +7047,9 @@ MOCK_API cublasStatus_t cublasZher2k_v2(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6122,6 +7070,9 @@ MOCK_API cublasStatus_t cublasZher2k_v2_64(cublasHandle_t handle, cublasFillMode
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6142,6 +7093,9 @@ MOCK_API cublasStatus_t cublasSsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6162,6 +7116,9 @@ MOCK_API cublasStatus_t cublasSsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6182,6 +7139,9 @@ MOCK_API cublasStatus_t cublasDsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6202,6 +7162,9 @@ MOCK_API cublasStatus_t cublasDsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6222,6 +7185,9 @@ MOCK_API cublasStatus_t cublasCsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6242,6 +7208,9 @@ MOCK_API cublasStatus_t cublasCsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6262,6 +7231,9 @@ MOCK_API cublasStatus_t cublasZsyrkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6282,6 +7254,9 @@ MOCK_API cublasStatus_t cublasZsyrkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6302,6 +7277,9 @@ MOCK_API cublasStatus_t cublasCherkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6322,6 +7300,9 @@ MOCK_API cublasStatus_t cublasCherkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6342,6 +7323,9 @@ MOCK_API cublasStatus_t cublasZherkx(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6362,6 +7346,9 @@ MOCK_API cublasStatus_t cublasZherkx_64(cublasHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6382,6 +7369,9 @@ MOCK_API cublasStatus_t cublasSsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6402,6 +7392,9 @@ MOCK_API cublasStatus_t cublasSsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6422,6 +7415,9 @@ MOCK_API cublasStatus_t cublasDsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6442,6 +7438,9 @@ MOCK_API cublasStatus_t cublasDsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6462,6 +7461,9 @@ MOCK_API cublasStatus_t cublasCsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6482,6 +7484,9 @@ MOCK_API cublasStatus_t cublasCsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6502,6 +7507,9 @@ MOCK_API cublasStatus_t cublasZsymm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6522,6 +7530,9 @@ MOCK_API cublasStatus_t cublasZsymm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6542,6 +7553,9 @@ MOCK_API cublasStatus_t cublasChemm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6562,6 +7576,9 @@ MOCK_API cublasStatus_t cublasChemm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6582,6 +7599,9 @@ MOCK_API cublasStatus_t cublasZhemm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6602,6 +7622,9 @@ MOCK_API cublasStatus_t cublasZhemm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6621,6 +7644,9 @@ MOCK_API cublasStatus_t cublasStrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6640,6 +7666,9 @@ MOCK_API cublasStatus_t cublasStrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6659,6 +7688,9 @@ MOCK_API cublasStatus_t cublasDtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6678,6 +7710,9 @@ MOCK_API cublasStatus_t cublasDtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6697,6 +7732,9 @@ MOCK_API cublasStatus_t cublasCtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6716,6 +7754,9 @@ MOCK_API cublasStatus_t cublasCtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6735,6 +7776,9 @@ MOCK_API cublasStatus_t cublasZtrsm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6754,6 +7798,9 @@ MOCK_API cublasStatus_t cublasZtrsm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6775,6 +7822,9 @@ MOCK_API cublasStatus_t cublasStrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6796,6 +7846,9 @@ MOCK_API cublasStatus_t cublasStrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6817,6 +7870,9 @@ MOCK_API cublasStatus_t cublasDtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6838,6 +7894,9 @@ MOCK_API cublasStatus_t cublasDtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6859,6 +7918,9 @@ MOCK_API cublasStatus_t cublasCtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6880,6 +7942,9 @@ MOCK_API cublasStatus_t cublasCtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -6901,6 +7966,9 @@ MOCK_API cublasStatus_t cublasZtrmm_v2(cublasHandle_t handle, cublasSideMode_t s
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -6922,6 +7990,9 @@ MOCK_API cublasStatus_t cublasZtrmm_v2_64(cublasHandle_t handle, cublasSideMode_
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7167,6 +8238,9 @@ MOCK_API cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7192,6 +8266,9 @@ MOCK_API cublasStatus_t cublasSgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&ldc, sizeof(int64_t));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7217,6 +8294,9 @@ MOCK_API cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7242,6 +8322,9 @@ MOCK_API cublasStatus_t cublasDgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&ldc, sizeof(int64_t));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7267,6 +8350,9 @@ MOCK_API cublasStatus_t cublasCgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7292,6 +8378,9 @@ MOCK_API cublasStatus_t cublasCgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&ldc, sizeof(int64_t));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7317,6 +8406,9 @@ MOCK_API cublasStatus_t cublasCgemm3mStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7342,6 +8434,9 @@ MOCK_API cublasStatus_t cublasCgemm3mStridedBatched_64(cublasHandle_t handle, cu
     cubind_mock_arg(&ldc, sizeof(int64_t));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7367,6 +8462,9 @@ MOCK_API cublasStatus_t cublasZgemmStridedBatched(cublasHandle_t handle, cublasO
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7392,6 +8490,9 @@ MOCK_API cublasStatus_t cublasZgemmStridedBatched_64(cublasHandle_t handle, cubl
     cubind_mock_arg(&ldc, sizeof(int64_t));
     cubind_mock_arg(&strideC, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7672,6 +8773,9 @@ MOCK_API cublasStatus_t cublasSgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7692,6 +8796,9 @@ MOCK_API cublasStatus_t cublasSgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7712,6 +8819,9 @@ MOCK_API cublasStatus_t cublasDgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7732,6 +8842,9 @@ MOCK_API cublasStatus_t cublasDgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7752,6 +8865,9 @@ MOCK_API cublasStatus_t cublasCgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7772,6 +8888,9 @@ MOCK_API cublasStatus_t cublasCgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7792,6 +8911,9 @@ MOCK_API cublasStatus_t cublasZgeam(cublasHandle_t handle, cublasOperation_t tra
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -7812,6 +8934,9 @@ MOCK_API cublasStatus_t cublasZgeam_64(cublasHandle_t handle, cublasOperation_t 
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -7989,6 +9114,9 @@ MOCK_API cublasStatus_t cublasSdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8006,6 +9134,9 @@ MOCK_API cublasStatus_t cublasSdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8023,6 +9154,9 @@ MOCK_API cublasStatus_t cublasDdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8040,6 +9174,9 @@ MOCK_API cublasStatus_t cublasDdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8057,6 +9194,9 @@ MOCK_API cublasStatus_t cublasCdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8074,6 +9214,9 @@ MOCK_API cublasStatus_t cublasCdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8091,6 +9234,9 @@ MOCK_API cublasStatus_t cublasZdgmm(cublasHandle_t handle, cublasSideMode_t mode
     cubind_mock_arg(&incx, sizeof(int));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8108,6 +9254,9 @@ MOCK_API cublasStatus_t cublasZdgmm_64(cublasHandle_t handle, cublasSideMode_t m
     cubind_mock_arg(&incx, sizeof(int64_t));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8123,6 +9272,9 @@ MOCK_API cublasStatus_t cublasSmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&lda_inv, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8138,6 +9290,9 @@ MOCK_API cublasStatus_t cublasDmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&lda_inv, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8153,6 +9308,9 @@ MOCK_API cublasStatus_t cublasCmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&lda_inv, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8168,6 +9326,9 @@ MOCK_API cublasStatus_t cublasZmatinvBatched(cublasHandle_t handle, int n, const
     cubind_mock_arg(&lda_inv, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8183,6 +9344,9 @@ MOCK_API cublasStatus_t cublasSgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&TauArray, sizeof(float *const *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8198,6 +9362,9 @@ MOCK_API cublasStatus_t cublasDgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&TauArray, sizeof(double *const *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8213,6 +9380,9 @@ MOCK_API cublasStatus_t cublasCgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&TauArray, sizeof(cuComplex *const *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8228,6 +9398,9 @@ MOCK_API cublasStatus_t cublasZgeqrfBatched(cublasHandle_t handle, int m, int n,
     cubind_mock_arg(&TauArray, sizeof(cuDoubleComplex *const *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8247,6 +9420,10 @@ MOCK_API cublasStatus_t cublasSgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8266,6 +9443,10 @@ MOCK_API cublasStatus_t cublasDgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8285,6 +9466,10 @@ MOCK_API cublasStatus_t cublasCgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8304,6 +9489,10 @@ MOCK_API cublasStatus_t cublasZgelsBatched(cublasHandle_t handle, cublasOperatio
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&devInfoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+        cubind_mock_zero(devInfoArray, sizeof *devInfoArray);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8317,6 +9506,9 @@ MOCK_API cublasStatus_t cublasStpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&AP, sizeof(const float *));
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8330,6 +9522,9 @@ MOCK_API cublasStatus_t cublasDtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&AP, sizeof(const double *));
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8343,6 +9538,9 @@ MOCK_API cublasStatus_t cublasCtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&AP, sizeof(const cuComplex *));
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8356,6 +9554,9 @@ MOCK_API cublasStatus_t cublasZtpttr(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&AP, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8369,6 +9570,9 @@ MOCK_API cublasStatus_t cublasStrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(const float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8382,6 +9586,9 @@ MOCK_API cublasStatus_t cublasDtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(const double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8395,6 +9602,9 @@ MOCK_API cublasStatus_t cublasCtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(const cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8408,6 +9618,9 @@ MOCK_API cublasStatus_t cublasZtrttp(cublasHandle_t handle, cublasFillMode_t upl
     cubind_mock_arg(&A, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&AP, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(AP, sizeof *AP);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8422,6 +9635,10 @@ MOCK_API cublasStatus_t cublasSgetrfBatched(cublasHandle_t handle, int n, float 
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8436,6 +9653,10 @@ MOCK_API cublasStatus_t cublasDgetrfBatched(cublasHandle_t handle, int n, double
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8450,6 +9671,10 @@ MOCK_API cublasStatus_t cublasCgetrfBatched(cublasHandle_t handle, int n, cuComp
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8464,6 +9689,10 @@ MOCK_API cublasStatus_t cublasZgetrfBatched(cublasHandle_t handle, int n, cuDoub
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8480,6 +9709,9 @@ MOCK_API cublasStatus_t cublasSgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8496,6 +9728,9 @@ MOCK_API cublasStatus_t cublasDgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8512,6 +9747,9 @@ MOCK_API cublasStatus_t cublasCgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8528,6 +9766,9 @@ MOCK_API cublasStatus_t cublasZgetriBatched(cublasHandle_t handle, int n, const 
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8546,6 +9787,9 @@ MOCK_API cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8564,6 +9808,9 @@ MOCK_API cublasStatus_t cublasDgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8582,6 +9829,9 @@ MOCK_API cublasStatus_t cublasCgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8600,6 +9850,9 @@ MOCK_API cublasStatus_t cublasZgetrsBatched(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8625,6 +9878,9 @@ MOCK_API cublasStatus_t cublasUint8gemmBias(cublasHandle_t handle, cublasOperati
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&C_mult, sizeof(int));
     cubind_mock_arg(&C_shift, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8854,6 +10110,9 @@ MOCK_API cublasStatus_t cublasHSSgemvStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8877,6 +10136,9 @@ MOCK_API cublasStatus_t cublasHSSgemvStridedBatched_64(cublasHandle_t handle, cu
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -8946,6 +10208,9 @@ MOCK_API cublasStatus_t cublasTSSgemvStridedBatched(cublasHandle_t handle, cubla
     cubind_mock_arg(&incy, sizeof(int));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -8969,6 +10234,9 @@ MOCK_API cublasStatus_t cublasTSSgemvStridedBatched_64(cublasHandle_t handle, cu
     cubind_mock_arg(&incy, sizeof(int64_t));
     cubind_mock_arg(&stridey, sizeof(long long));
     cubind_mock_arg(&batchCount, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9113,6 +10381,9 @@ MOCK_API cublasStatus_t cublasXtCreate(cublasXtHandle_t *handle)
 {
     cubind_mock_begin("cublasXtCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9131,6 +10402,10 @@ MOCK_API cublasStatus_t cublasXtGetNumBoards(int nbDevices, int deviceId[], int 
     cubind_mock_arg(&nbDevices, sizeof(int));
     cubind_mock_arg(&deviceId, sizeof(int *));
     cubind_mock_arg(&nbBoards, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(deviceId, sizeof *deviceId);
+        cubind_mock_zero(nbBoards, sizeof *nbBoards);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9139,6 +10414,9 @@ MOCK_API cublasStatus_t cublasXtMaxBoards(int *nbGpuBoards)
 {
     cubind_mock_begin("cublasXtMaxBoards", __builtin_return_address(0));
     cubind_mock_arg(&nbGpuBoards, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nbGpuBoards, sizeof *nbGpuBoards);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9149,6 +10427,9 @@ MOCK_API cublasStatus_t cublasXtDeviceSelect(cublasXtHandle_t handle, int nbDevi
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
     cubind_mock_arg(&nbDevices, sizeof(int));
     cubind_mock_arg(&deviceId, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(deviceId, sizeof *deviceId);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9167,6 +10448,9 @@ MOCK_API cublasStatus_t cublasXtGetBlockDim(cublasXtHandle_t handle, int *blockD
     cubind_mock_begin("cublasXtGetBlockDim", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
     cubind_mock_arg(&blockDim, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(blockDim, sizeof *blockDim);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9176,6 +10460,9 @@ MOCK_API cublasStatus_t cublasXtGetPinningMemMode(cublasXtHandle_t handle, cubla
     cubind_mock_begin("cublasXtGetPinningMemMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cublasXtHandle_t));
     cubind_mock_arg(&mode, sizeof(cublasXtPinnedMemMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9228,6 +10515,9 @@ MOCK_API cublasStatus_t cublasXtSgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9249,6 +10539,9 @@ MOCK_API cublasStatus_t cublasXtDgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9270,6 +10563,9 @@ MOCK_API cublasStatus_t cublasXtCgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9291,6 +10587,9 @@ MOCK_API cublasStatus_t cublasXtZgemm(cublasXtHandle_t handle, cublasOperation_t
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9309,6 +10608,9 @@ MOCK_API cublasStatus_t cublasXtSsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9327,6 +10629,9 @@ MOCK_API cublasStatus_t cublasXtDsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9345,6 +10650,9 @@ MOCK_API cublasStatus_t cublasXtCsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9363,6 +10671,9 @@ MOCK_API cublasStatus_t cublasXtZsyrk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9381,6 +10692,9 @@ MOCK_API cublasStatus_t cublasXtCherk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9399,6 +10713,9 @@ MOCK_API cublasStatus_t cublasXtZherk(cublasXtHandle_t handle, cublasFillMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9419,6 +10736,9 @@ MOCK_API cublasStatus_t cublasXtSsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9439,6 +10759,9 @@ MOCK_API cublasStatus_t cublasXtDsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9459,6 +10782,9 @@ MOCK_API cublasStatus_t cublasXtCsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9479,6 +10805,9 @@ MOCK_API cublasStatus_t cublasXtZsyr2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9499,6 +10828,9 @@ MOCK_API cublasStatus_t cublasXtCherkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9519,6 +10851,9 @@ MOCK_API cublasStatus_t cublasXtZherkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9538,6 +10873,9 @@ MOCK_API cublasStatus_t cublasXtStrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&lda, sizeof(size_t));
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9557,6 +10895,9 @@ MOCK_API cublasStatus_t cublasXtDtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&lda, sizeof(size_t));
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9576,6 +10917,9 @@ MOCK_API cublasStatus_t cublasXtCtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&lda, sizeof(size_t));
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9595,6 +10939,9 @@ MOCK_API cublasStatus_t cublasXtZtrsm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&lda, sizeof(size_t));
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9615,6 +10962,9 @@ MOCK_API cublasStatus_t cublasXtSsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9635,6 +10985,9 @@ MOCK_API cublasStatus_t cublasXtDsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9655,6 +11008,9 @@ MOCK_API cublasStatus_t cublasXtCsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9675,6 +11031,9 @@ MOCK_API cublasStatus_t cublasXtZsymm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9695,6 +11054,9 @@ MOCK_API cublasStatus_t cublasXtChemm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9715,6 +11077,9 @@ MOCK_API cublasStatus_t cublasXtZhemm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9735,6 +11100,9 @@ MOCK_API cublasStatus_t cublasXtSsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9755,6 +11123,9 @@ MOCK_API cublasStatus_t cublasXtDsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9775,6 +11146,9 @@ MOCK_API cublasStatus_t cublasXtCsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9795,6 +11169,9 @@ MOCK_API cublasStatus_t cublasXtZsyrkx(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9815,6 +11192,9 @@ MOCK_API cublasStatus_t cublasXtCher2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9835,6 +11215,9 @@ MOCK_API cublasStatus_t cublasXtZher2k(cublasXtHandle_t handle, cublasFillMode_t
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9854,6 +11237,9 @@ MOCK_API cublasStatus_t cublasXtSspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9873,6 +11259,9 @@ MOCK_API cublasStatus_t cublasXtDspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9892,6 +11281,9 @@ MOCK_API cublasStatus_t cublasXtCspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9911,6 +11303,9 @@ MOCK_API cublasStatus_t cublasXtZspmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9932,6 +11327,9 @@ MOCK_API cublasStatus_t cublasXtStrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&ldb, sizeof(size_t));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9953,6 +11351,9 @@ MOCK_API cublasStatus_t cublasXtDtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&ldb, sizeof(size_t));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -9974,6 +11375,9 @@ MOCK_API cublasStatus_t cublasXtCtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&ldb, sizeof(size_t));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -9995,6 +11399,9 @@ MOCK_API cublasStatus_t cublasXtZtrmm(cublasXtHandle_t handle, cublasSideMode_t 
     cubind_mock_arg(&ldb, sizeof(size_t));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif

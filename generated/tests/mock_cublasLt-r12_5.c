@@ -19,6 +19,9 @@ MOCK_API cublasStatus_t cublasLtCreate(cublasLtHandle_t *lightHandle)
 {
     cubind_mock_begin("cublasLtCreate", __builtin_return_address(0));
     cubind_mock_arg(&lightHandle, sizeof(cublasLtHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lightHandle, sizeof *lightHandle);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -66,6 +69,9 @@ MOCK_API cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value
     cubind_mock_begin("cublasLtGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcublasLt reports it (property) */
         return (cublasStatus_t)cubind_mock_version((int)type, value);
@@ -78,6 +84,9 @@ MOCK_API cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *capacity)
 {
     cubind_mock_begin("cublasLtHeuristicsCacheGetCapacity", __builtin_return_address(0));
     cubind_mock_arg(&capacity, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(capacity, sizeof *capacity);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -117,6 +126,13 @@ MOCK_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMat
     cubind_mock_arg(&workspace, sizeof(void *));
     cubind_mock_arg(&workspaceSizeInBytes, sizeof(size_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(computeDesc, sizeof *computeDesc);
+        cubind_mock_zero(Adesc, sizeof *Adesc);
+        cubind_mock_zero(Bdesc, sizeof *Bdesc);
+        cubind_mock_zero(Cdesc, sizeof *Cdesc);
+        cubind_mock_zero(Ddesc, sizeof *Ddesc);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -135,6 +151,12 @@ MOCK_API cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t lightHandle, cu
     cubind_mock_arg(&C, sizeof(void *));
     cubind_mock_arg(&Cdesc, sizeof(cublasLtMatrixLayout_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
+        cubind_mock_zero(Adesc, sizeof *Adesc);
+        cubind_mock_zero(Bdesc, sizeof *Bdesc);
+        cubind_mock_zero(Cdesc, sizeof *Cdesc);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -148,6 +170,9 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t
     cubind_mock_arg(&rows, sizeof(uint64_t));
     cubind_mock_arg(&cols, sizeof(uint64_t));
     cubind_mock_arg(&ld, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(matLayout, sizeof *matLayout);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -160,6 +185,9 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *matLa
     cubind_mock_arg(&rows, sizeof(uint64_t));
     cubind_mock_arg(&cols, sizeof(uint64_t));
     cubind_mock_arg(&ld, sizeof(int64_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(matLayout, sizeof *matLayout);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -168,6 +196,9 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLa
 {
     cubind_mock_begin("cublasLtMatrixLayoutDestroy", __builtin_return_address(0));
     cubind_mock_arg(&matLayout, sizeof(cublasLtMatrixLayout_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(matLayout, sizeof *matLayout);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -179,6 +210,9 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t 
     cubind_mock_arg(&attr, sizeof(cublasLtMatrixLayoutAttribute_t));
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(matLayout, sizeof *matLayout);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -191,6 +225,10 @@ MOCK_API cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t 
     cubind_mock_arg(&buf, sizeof(void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(matLayout, sizeof *matLayout);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -202,6 +240,9 @@ MOCK_API cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t mat
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&computeType, sizeof(cublasComputeType_t));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(matmulDesc, sizeof *matmulDesc);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -212,6 +253,9 @@ MOCK_API cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *matmulDes
     cubind_mock_arg(&matmulDesc, sizeof(cublasLtMatmulDesc_t *));
     cubind_mock_arg(&computeType, sizeof(cublasComputeType_t));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(matmulDesc, sizeof *matmulDesc);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -220,6 +264,9 @@ MOCK_API cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDes
 {
     cubind_mock_begin("cublasLtMatmulDescDestroy", __builtin_return_address(0));
     cubind_mock_arg(&matmulDesc, sizeof(cublasLtMatmulDesc_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(matmulDesc, sizeof *matmulDesc);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -231,6 +278,9 @@ MOCK_API cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matm
     cubind_mock_arg(&attr, sizeof(cublasLtMatmulDescAttributes_t));
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(matmulDesc, sizeof *matmulDesc);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -243,6 +293,10 @@ MOCK_API cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matm
     cubind_mock_arg(&buf, sizeof(void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(matmulDesc, sizeof *matmulDesc);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -253,6 +307,9 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixT
     cubind_mock_arg(&transformDesc, sizeof(cublasLtMatrixTransformDesc_t));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -262,6 +319,9 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransfor
     cubind_mock_begin("cublasLtMatrixTransformDescCreate", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cublasLtMatrixTransformDesc_t *));
     cubind_mock_arg(&scaleType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -270,6 +330,9 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransfo
 {
     cubind_mock_begin("cublasLtMatrixTransformDescDestroy", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cublasLtMatrixTransformDesc_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -281,6 +344,9 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTr
     cubind_mock_arg(&attr, sizeof(cublasLtMatrixTransformDescAttributes_t));
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -293,6 +359,10 @@ MOCK_API cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTr
     cubind_mock_arg(&buf, sizeof(void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -355,6 +425,9 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPref
     cubind_mock_begin("cublasLtMatmulPreferenceInit_internal", __builtin_return_address(0));
     cubind_mock_arg(&pref, sizeof(cublasLtMatmulPreference_t));
     cubind_mock_arg(&size, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pref, sizeof *pref);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -363,6 +436,9 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_
 {
     cubind_mock_begin("cublasLtMatmulPreferenceCreate", __builtin_return_address(0));
     cubind_mock_arg(&pref, sizeof(cublasLtMatmulPreference_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pref, sizeof *pref);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -371,6 +447,9 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference
 {
     cubind_mock_begin("cublasLtMatmulPreferenceDestroy", __builtin_return_address(0));
     cubind_mock_arg(&pref, sizeof(cublasLtMatmulPreference_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pref, sizeof *pref);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -382,6 +461,9 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPrefe
     cubind_mock_arg(&attr, sizeof(cublasLtMatmulPreferenceAttributes_t));
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pref, sizeof *pref);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -394,6 +476,10 @@ MOCK_API cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPrefe
     cubind_mock_arg(&buf, sizeof(void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pref, sizeof *pref);
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -411,6 +497,16 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHan
     cubind_mock_arg(&requestedAlgoCount, sizeof(int));
     cubind_mock_arg(&heuristicResultsArray, sizeof(cublasLtMatmulHeuristicResult_t *));
     cubind_mock_arg(&returnAlgoCount, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(operationDesc, sizeof *operationDesc);
+        cubind_mock_zero(Adesc, sizeof *Adesc);
+        cubind_mock_zero(Bdesc, sizeof *Bdesc);
+        cubind_mock_zero(Cdesc, sizeof *Cdesc);
+        cubind_mock_zero(Ddesc, sizeof *Ddesc);
+        cubind_mock_zero(preference, sizeof *preference);
+        cubind_mock_zero(heuristicResultsArray, sizeof *heuristicResultsArray);
+        cubind_mock_zero(returnAlgoCount, sizeof *returnAlgoCount);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -428,6 +524,10 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t lightHandle, c
     cubind_mock_arg(&requestedAlgoCount, sizeof(int));
     cubind_mock_arg(&algoIdsArray, sizeof(int *));
     cubind_mock_arg(&returnAlgoCount, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(algoIdsArray, sizeof *algoIdsArray);
+        cubind_mock_zero(returnAlgoCount, sizeof *returnAlgoCount);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -444,6 +544,9 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t lightHandle, cub
     cubind_mock_arg(&Dtype, sizeof(cudaDataType_t));
     cubind_mock_arg(&algoId, sizeof(int));
     cubind_mock_arg(&algo, sizeof(cublasLtMatmulAlgo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(algo, sizeof *algo);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -459,6 +562,14 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t lightHandle, cu
     cubind_mock_arg(&Ddesc, sizeof(cublasLtMatrixLayout_t));
     cubind_mock_arg(&algo, sizeof(const cublasLtMatmulAlgo_t *));
     cubind_mock_arg(&result, sizeof(cublasLtMatmulHeuristicResult_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(operationDesc, sizeof *operationDesc);
+        cubind_mock_zero(Adesc, sizeof *Adesc);
+        cubind_mock_zero(Bdesc, sizeof *Bdesc);
+        cubind_mock_zero(Cdesc, sizeof *Cdesc);
+        cubind_mock_zero(Ddesc, sizeof *Ddesc);
+        cubind_mock_zero(result, sizeof *result);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -471,6 +582,9 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAl
     cubind_mock_arg(&buf, sizeof(void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -482,6 +596,9 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_
     cubind_mock_arg(&attr, sizeof(cublasLtMatmulAlgoConfigAttributes_t));
     cubind_mock_arg(&buf, sizeof(const void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(algo, sizeof *algo);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 
@@ -494,6 +611,9 @@ MOCK_API cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmu
     cubind_mock_arg(&buf, sizeof(void *));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t));
     cubind_mock_arg(&sizeWritten, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeWritten, sizeof *sizeWritten);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif
@@ -510,6 +630,9 @@ MOCK_API cublasStatus_t cublasLtLoggerSetFile(FILE *file)
 {
     cubind_mock_begin("cublasLtLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(file, sizeof *file);
+    }
     return (cublasStatus_t)cubind_mock_status();
 }
 #endif

@@ -66,6 +66,9 @@ MOCK_API void cudnnGetLastErrorString(char *message, size_t max_size)
     cubind_mock_begin("cudnnGetLastErrorString", __builtin_return_address(0));
     cubind_mock_arg(&message, sizeof(char *));
     cubind_mock_arg(&max_size, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(message, sizeof *message);
+    }
 }
 
 #if !defined(CUBIND_MOCK_HALF)
@@ -76,6 +79,9 @@ MOCK_API cudnnStatus_t cudnnQueryRuntimeError(cudnnHandle_t handle, cudnnStatus_
     cubind_mock_arg(&rstatus, sizeof(cudnnStatus_t *));
     cubind_mock_arg(&mode, sizeof(cudnnErrQueryMode_t));
     cubind_mock_arg(&tag, sizeof(cudnnRuntimeTag_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rstatus, sizeof *rstatus);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -85,6 +91,9 @@ MOCK_API cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int *value)
     cubind_mock_begin("cudnnGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -93,6 +102,9 @@ MOCK_API cudnnStatus_t cudnnCreate(cudnnHandle_t *handle)
 {
     cubind_mock_begin("cudnnCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -119,6 +131,9 @@ MOCK_API cudnnStatus_t cudnnGetStream(cudnnHandle_t handle, cudaStream_t *stream
     cubind_mock_begin("cudnnGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(streamId, sizeof *streamId);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -139,6 +154,11 @@ MOCK_API cudnnStatus_t cudnnGetCallback(unsigned int *mask, void **udata, cudnnC
     cubind_mock_arg(&mask, sizeof(unsigned int *));
     cubind_mock_arg(&udata, sizeof(void **));
     cubind_mock_arg(&fptr, sizeof(cudnnCallback_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mask, sizeof *mask);
+        cubind_mock_zero(udata, sizeof *udata);
+        cubind_mock_zero(fptr, sizeof *fptr);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -155,6 +175,9 @@ MOCK_API cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t
     cubind_mock_begin("cudnnBackendCreateDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&descriptorType, sizeof(cudnnBackendDescriptorType_t));
     cubind_mock_arg(&descriptor, sizeof(cudnnBackendDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(descriptor, sizeof *descriptor);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -204,6 +227,9 @@ MOCK_API cudnnStatus_t cudnnBackendGetAttribute(const cudnnBackendDescriptor_t d
     cubind_mock_arg(&requestedElementCount, sizeof(int64_t));
     cubind_mock_arg(&elementCount, sizeof(int64_t *));
     cubind_mock_arg(&arrayOfElements, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(elementCount, sizeof *elementCount);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -244,6 +270,9 @@ MOCK_API cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *tens
 {
     cubind_mock_begin("cudnnCreateTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&tensorDesc, sizeof(cudnnTensorDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tensorDesc, sizeof *tensorDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -292,6 +321,17 @@ MOCK_API cudnnStatus_t cudnnGetTensor4dDescriptor(const cudnnTensorDescriptor_t 
     cubind_mock_arg(&cStride, sizeof(int *));
     cubind_mock_arg(&hStride, sizeof(int *));
     cubind_mock_arg(&wStride, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(h, sizeof *h);
+        cubind_mock_zero(w, sizeof *w);
+        cubind_mock_zero(nStride, sizeof *nStride);
+        cubind_mock_zero(cStride, sizeof *cStride);
+        cubind_mock_zero(hStride, sizeof *hStride);
+        cubind_mock_zero(wStride, sizeof *wStride);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -329,6 +369,12 @@ MOCK_API cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t 
     cubind_mock_arg(&nbDims, sizeof(int *));
     cubind_mock_arg(&dimA, sizeof(int *));
     cubind_mock_arg(&strideA, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(nbDims, sizeof *nbDims);
+        cubind_mock_zero(dimA, sizeof *dimA);
+        cubind_mock_zero(strideA, sizeof *strideA);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -338,6 +384,9 @@ MOCK_API cudnnStatus_t cudnnGetTensorSizeInBytes(const cudnnTensorDescriptor_t t
     cubind_mock_begin("cudnnGetTensorSizeInBytes", __builtin_return_address(0));
     cubind_mock_arg(&tensorDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -357,6 +406,9 @@ MOCK_API cudnnStatus_t cudnnInitTransformDest(const cudnnTensorTransformDescript
     cubind_mock_arg(&srcDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&destDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&destSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(destSizeInBytes, sizeof *destSizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -365,6 +417,9 @@ MOCK_API cudnnStatus_t cudnnCreateTensorTransformDescriptor(cudnnTensorTransform
 {
     cubind_mock_begin("cudnnCreateTensorTransformDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&transformDesc, sizeof(cudnnTensorTransformDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(transformDesc, sizeof *transformDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -393,6 +448,13 @@ MOCK_API cudnnStatus_t cudnnGetTensorTransformDescriptor(cudnnTensorTransformDes
     cubind_mock_arg(&padAfterA, sizeof(int32_t *));
     cubind_mock_arg(&foldA, sizeof(uint32_t *));
     cubind_mock_arg(&direction, sizeof(cudnnFoldingDirection_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(destFormat, sizeof *destFormat);
+        cubind_mock_zero(padBeforeA, sizeof *padBeforeA);
+        cubind_mock_zero(padAfterA, sizeof *padAfterA);
+        cubind_mock_zero(foldA, sizeof *foldA);
+        cubind_mock_zero(direction, sizeof *direction);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -452,6 +514,9 @@ MOCK_API cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *
 {
     cubind_mock_begin("cudnnCreateOpTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&opTensorDesc, sizeof(cudnnOpTensorDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(opTensorDesc, sizeof *opTensorDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -474,6 +539,11 @@ MOCK_API cudnnStatus_t cudnnGetOpTensorDescriptor(const cudnnOpTensorDescriptor_
     cubind_mock_arg(&opTensorOp, sizeof(cudnnOpTensorOp_t *));
     cubind_mock_arg(&opTensorCompType, sizeof(cudnnDataType_t *));
     cubind_mock_arg(&opTensorNanOpt, sizeof(cudnnNanPropagation_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(opTensorOp, sizeof *opTensorOp);
+        cubind_mock_zero(opTensorCompType, sizeof *opTensorCompType);
+        cubind_mock_zero(opTensorNanOpt, sizeof *opTensorNanOpt);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -508,6 +578,9 @@ MOCK_API cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescri
 {
     cubind_mock_begin("cudnnCreateReduceTensorDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&reduceTensorDesc, sizeof(cudnnReduceTensorDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(reduceTensorDesc, sizeof *reduceTensorDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -534,6 +607,13 @@ MOCK_API cudnnStatus_t cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDes
     cubind_mock_arg(&reduceTensorNanOpt, sizeof(cudnnNanPropagation_t *));
     cubind_mock_arg(&reduceTensorIndices, sizeof(cudnnReduceTensorIndices_t *));
     cubind_mock_arg(&reduceTensorIndicesType, sizeof(cudnnIndicesType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(reduceTensorOp, sizeof *reduceTensorOp);
+        cubind_mock_zero(reduceTensorCompType, sizeof *reduceTensorCompType);
+        cubind_mock_zero(reduceTensorNanOpt, sizeof *reduceTensorNanOpt);
+        cubind_mock_zero(reduceTensorIndices, sizeof *reduceTensorIndices);
+        cubind_mock_zero(reduceTensorIndicesType, sizeof *reduceTensorIndicesType);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -554,6 +634,9 @@ MOCK_API cudnnStatus_t cudnnGetReductionIndicesSize(cudnnHandle_t handle, const 
     cubind_mock_arg(&aDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&cDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -566,6 +649,9 @@ MOCK_API cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t handle, cons
     cubind_mock_arg(&aDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&cDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -615,6 +701,9 @@ MOCK_API cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *filt
 {
     cubind_mock_begin("cudnnCreateFilterDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&filterDesc, sizeof(cudnnFilterDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(filterDesc, sizeof *filterDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -643,6 +732,14 @@ MOCK_API cudnnStatus_t cudnnGetFilter4dDescriptor(const cudnnFilterDescriptor_t 
     cubind_mock_arg(&c, sizeof(int *));
     cubind_mock_arg(&h, sizeof(int *));
     cubind_mock_arg(&w, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(format, sizeof *format);
+        cubind_mock_zero(k, sizeof *k);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(h, sizeof *h);
+        cubind_mock_zero(w, sizeof *w);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -668,6 +765,12 @@ MOCK_API cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t 
     cubind_mock_arg(&format, sizeof(cudnnTensorFormat_t *));
     cubind_mock_arg(&nbDims, sizeof(int *));
     cubind_mock_arg(&filterDimA, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(format, sizeof *format);
+        cubind_mock_zero(nbDims, sizeof *nbDims);
+        cubind_mock_zero(filterDimA, sizeof *filterDimA);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -677,6 +780,9 @@ MOCK_API cudnnStatus_t cudnnGetFilterSizeInBytes(const cudnnFilterDescriptor_t f
     cubind_mock_begin("cudnnGetFilterSizeInBytes", __builtin_return_address(0));
     cubind_mock_arg(&filterDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -724,6 +830,9 @@ MOCK_API cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *po
 {
     cubind_mock_begin("cudnnCreatePoolingDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&poolingDesc, sizeof(cudnnPoolingDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(poolingDesc, sizeof *poolingDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -756,6 +865,16 @@ MOCK_API cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_
     cubind_mock_arg(&horizontalPadding, sizeof(int *));
     cubind_mock_arg(&verticalStride, sizeof(int *));
     cubind_mock_arg(&horizontalStride, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+        cubind_mock_zero(maxpoolingNanOpt, sizeof *maxpoolingNanOpt);
+        cubind_mock_zero(windowHeight, sizeof *windowHeight);
+        cubind_mock_zero(windowWidth, sizeof *windowWidth);
+        cubind_mock_zero(verticalPadding, sizeof *verticalPadding);
+        cubind_mock_zero(horizontalPadding, sizeof *horizontalPadding);
+        cubind_mock_zero(verticalStride, sizeof *verticalStride);
+        cubind_mock_zero(horizontalStride, sizeof *horizontalStride);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -785,6 +904,14 @@ MOCK_API cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_
     cubind_mock_arg(&windowDimA, sizeof(int *));
     cubind_mock_arg(&paddingA, sizeof(int *));
     cubind_mock_arg(&strideA, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+        cubind_mock_zero(maxpoolingNanOpt, sizeof *maxpoolingNanOpt);
+        cubind_mock_zero(nbDims, sizeof *nbDims);
+        cubind_mock_zero(windowDimA, sizeof *windowDimA);
+        cubind_mock_zero(paddingA, sizeof *paddingA);
+        cubind_mock_zero(strideA, sizeof *strideA);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -796,6 +923,9 @@ MOCK_API cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(const cudnnPoolingDescr
     cubind_mock_arg(&inputTensorDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&nbDims, sizeof(int));
     cubind_mock_arg(&outputTensorDimA, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(outputTensorDimA, sizeof *outputTensorDimA);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -809,6 +939,12 @@ MOCK_API cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescr
     cubind_mock_arg(&c, sizeof(int *));
     cubind_mock_arg(&h, sizeof(int *));
     cubind_mock_arg(&w, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(h, sizeof *h);
+        cubind_mock_zero(w, sizeof *w);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -840,6 +976,9 @@ MOCK_API cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor
 {
     cubind_mock_begin("cudnnCreateActivationDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&activationDesc, sizeof(cudnnActivationDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(activationDesc, sizeof *activationDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -862,6 +1001,11 @@ MOCK_API cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescrip
     cubind_mock_arg(&mode, sizeof(cudnnActivationMode_t *));
     cubind_mock_arg(&reluNanOpt, sizeof(cudnnNanPropagation_t *));
     cubind_mock_arg(&coef, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+        cubind_mock_zero(reluNanOpt, sizeof *reluNanOpt);
+        cubind_mock_zero(coef, sizeof *coef);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -880,6 +1024,9 @@ MOCK_API cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDesc
     cubind_mock_begin("cudnnGetActivationDescriptorSwishBeta", __builtin_return_address(0));
     cubind_mock_arg(&activationDesc, sizeof(cudnnActivationDescriptor_t));
     cubind_mock_arg(&swish_beta, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(swish_beta, sizeof *swish_beta);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -911,6 +1058,9 @@ MOCK_API cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *normDesc)
 {
     cubind_mock_begin("cudnnCreateLRNDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&normDesc, sizeof(cudnnLRNDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(normDesc, sizeof *normDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -935,6 +1085,12 @@ MOCK_API cudnnStatus_t cudnnGetLRNDescriptor(cudnnLRNDescriptor_t normDesc, unsi
     cubind_mock_arg(&lrnAlpha, sizeof(double *));
     cubind_mock_arg(&lrnBeta, sizeof(double *));
     cubind_mock_arg(&lrnK, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lrnN, sizeof *lrnN);
+        cubind_mock_zero(lrnAlpha, sizeof *lrnAlpha);
+        cubind_mock_zero(lrnBeta, sizeof *lrnBeta);
+        cubind_mock_zero(lrnK, sizeof *lrnK);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1057,6 +1213,9 @@ MOCK_API cudnnStatus_t cudnnCreateSpatialTransformerDescriptor(cudnnSpatialTrans
 {
     cubind_mock_begin("cudnnCreateSpatialTransformerDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&stDesc, sizeof(cudnnSpatialTransformerDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(stDesc, sizeof *stDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1112,6 +1271,9 @@ MOCK_API cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *dr
 {
     cubind_mock_begin("cudnnCreateDropoutDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&dropoutDesc, sizeof(cudnnDropoutDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dropoutDesc, sizeof *dropoutDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1129,6 +1291,9 @@ MOCK_API cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *s
     cubind_mock_begin("cudnnDropoutGetStatesSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1138,6 +1303,9 @@ MOCK_API cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t x
     cubind_mock_begin("cudnnDropoutGetReserveSpaceSize", __builtin_return_address(0));
     cubind_mock_arg(&xdesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1176,6 +1344,11 @@ MOCK_API cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t dropou
     cubind_mock_arg(&dropout, sizeof(float *));
     cubind_mock_arg(&states, sizeof(void **));
     cubind_mock_arg(&seed, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dropout, sizeof *dropout);
+        cubind_mock_zero(states, sizeof *states);
+        cubind_mock_zero(seed, sizeof *seed);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1311,6 +1484,9 @@ MOCK_API cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
     cubind_mock_arg(&bnScaleBiasMeanVarDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&activationDesc, sizeof(const cudnnActivationDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1329,6 +1505,9 @@ MOCK_API cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(cudnnHa
     cubind_mock_arg(&dBnScaleBiasDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&activationDesc, sizeof(const cudnnActivationDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1342,6 +1521,9 @@ MOCK_API cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudn
     cubind_mock_arg(&activationDesc, sizeof(const cudnnActivationDescriptor_t));
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1480,6 +1662,9 @@ MOCK_API cudnnStatus_t cudnnGetNormalizationForwardTrainingWorkspaceSize(cudnnHa
     cubind_mock_arg(&normMeanVarDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     cubind_mock_arg(&groupCnt, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1501,6 +1686,9 @@ MOCK_API cudnnStatus_t cudnnGetNormalizationBackwardWorkspaceSize(cudnnHandle_t 
     cubind_mock_arg(&normMeanVarDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     cubind_mock_arg(&groupCnt, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1516,6 +1704,9 @@ MOCK_API cudnnStatus_t cudnnGetNormalizationTrainingReserveSpaceSize(cudnnHandle
     cubind_mock_arg(&xDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
     cubind_mock_arg(&groupCnt, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1646,6 +1837,9 @@ MOCK_API cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *rnnDesc)
 {
     cubind_mock_begin("cudnnCreateRNNDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rnnDesc, sizeof *rnnDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1698,6 +1892,22 @@ MOCK_API cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cu
     cubind_mock_arg(&numLayers, sizeof(int32_t *));
     cubind_mock_arg(&dropoutDesc, sizeof(cudnnDropoutDescriptor_t *));
     cubind_mock_arg(&auxFlags, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(algo, sizeof *algo);
+        cubind_mock_zero(cellMode, sizeof *cellMode);
+        cubind_mock_zero(biasMode, sizeof *biasMode);
+        cubind_mock_zero(dirMode, sizeof *dirMode);
+        cubind_mock_zero(inputMode, sizeof *inputMode);
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(mathPrec, sizeof *mathPrec);
+        cubind_mock_zero(mathType, sizeof *mathType);
+        cubind_mock_zero(inputSize, sizeof *inputSize);
+        cubind_mock_zero(hiddenSize, sizeof *hiddenSize);
+        cubind_mock_zero(projSize, sizeof *projSize);
+        cubind_mock_zero(numLayers, sizeof *numLayers);
+        cubind_mock_zero(dropoutDesc, sizeof *dropoutDesc);
+        cubind_mock_zero(auxFlags, sizeof *auxFlags);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1733,6 +1943,12 @@ MOCK_API cudnnStatus_t cudnnRNNGetClip_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNN
     cubind_mock_arg(&clipNanOpt, sizeof(cudnnNanPropagation_t *));
     cubind_mock_arg(&lclip, sizeof(double *));
     cubind_mock_arg(&rclip, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(clipMode, sizeof *clipMode);
+        cubind_mock_zero(clipNanOpt, sizeof *clipNanOpt);
+        cubind_mock_zero(lclip, sizeof *lclip);
+        cubind_mock_zero(rclip, sizeof *rclip);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1744,6 +1960,11 @@ MOCK_API cudnnStatus_t cudnnRNNGetClip_v9(cudnnRNNDescriptor_t rnnDesc, cudnnRNN
     cubind_mock_arg(&clipMode, sizeof(cudnnRNNClipMode_t *));
     cubind_mock_arg(&lclip, sizeof(double *));
     cubind_mock_arg(&rclip, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(clipMode, sizeof *clipMode);
+        cubind_mock_zero(lclip, sizeof *lclip);
+        cubind_mock_zero(rclip, sizeof *rclip);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1767,6 +1988,10 @@ MOCK_API cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNND
     cubind_mock_arg(&xDesc, sizeof(cudnnRNNDataDescriptor_t));
     cubind_mock_arg(&workSpaceSize, sizeof(size_t *));
     cubind_mock_arg(&reserveSpaceSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workSpaceSize, sizeof *workSpaceSize);
+        cubind_mock_zero(reserveSpaceSize, sizeof *reserveSpaceSize);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1777,6 +2002,9 @@ MOCK_API cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNN
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&rnnDesc, sizeof(cudnnRNNDescriptor_t));
     cubind_mock_arg(&weightSpaceSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(weightSpaceSize, sizeof *weightSpaceSize);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1794,6 +2022,10 @@ MOCK_API cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDes
     cubind_mock_arg(&mAddr, sizeof(void **));
     cubind_mock_arg(&bDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&bAddr, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mAddr, sizeof *mAddr);
+        cubind_mock_zero(bAddr, sizeof *bAddr);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1802,6 +2034,9 @@ MOCK_API cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *rn
 {
     cubind_mock_begin("cudnnCreateRNNDataDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&rnnDataDesc, sizeof(cudnnRNNDataDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rnnDataDesc, sizeof *rnnDataDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1841,6 +2076,14 @@ MOCK_API cudnnStatus_t cudnnGetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDat
     cubind_mock_arg(&arrayLengthRequested, sizeof(int));
     cubind_mock_arg(&seqLengthArray, sizeof(int *));
     cubind_mock_arg(&paddingFill, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(layout, sizeof *layout);
+        cubind_mock_zero(maxSeqLength, sizeof *maxSeqLength);
+        cubind_mock_zero(batchSize, sizeof *batchSize);
+        cubind_mock_zero(vectorSize, sizeof *vectorSize);
+        cubind_mock_zero(seqLengthArray, sizeof *seqLengthArray);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1876,6 +2119,9 @@ MOCK_API cudnnStatus_t cudnnCreateSeqDataDescriptor(cudnnSeqDataDescriptor_t *se
 {
     cubind_mock_begin("cudnnCreateSeqDataDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&seqDataDesc, sizeof(cudnnSeqDataDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(seqDataDesc, sizeof *seqDataDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1916,6 +2162,14 @@ MOCK_API cudnnStatus_t cudnnGetSeqDataDescriptor(const cudnnSeqDataDescriptor_t 
     cubind_mock_arg(&seqLengthSizeRequested, sizeof(size_t));
     cubind_mock_arg(&seqLengthArray, sizeof(int *));
     cubind_mock_arg(&paddingFill, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(nbDims, sizeof *nbDims);
+        cubind_mock_zero(dimA, sizeof *dimA);
+        cubind_mock_zero(axes, sizeof *axes);
+        cubind_mock_zero(seqLengthArraySize, sizeof *seqLengthArraySize);
+        cubind_mock_zero(seqLengthArray, sizeof *seqLengthArray);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1924,6 +2178,9 @@ MOCK_API cudnnStatus_t cudnnCreateAttnDescriptor(cudnnAttnDescriptor_t *attnDesc
 {
     cubind_mock_begin("cudnnCreateAttnDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&attnDesc, sizeof(cudnnAttnDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(attnDesc, sizeof *attnDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -1986,6 +2243,27 @@ MOCK_API cudnnStatus_t cudnnGetAttnDescriptor(cudnnAttnDescriptor_t attnDesc, un
     cubind_mock_arg(&kvMaxSeqLength, sizeof(int *));
     cubind_mock_arg(&maxBatchSize, sizeof(int *));
     cubind_mock_arg(&maxBeamSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(attnMode, sizeof *attnMode);
+        cubind_mock_zero(nHeads, sizeof *nHeads);
+        cubind_mock_zero(smScaler, sizeof *smScaler);
+        cubind_mock_zero(dataType, sizeof *dataType);
+        cubind_mock_zero(computePrec, sizeof *computePrec);
+        cubind_mock_zero(mathType, sizeof *mathType);
+        cubind_mock_zero(attnDropoutDesc, sizeof *attnDropoutDesc);
+        cubind_mock_zero(postDropoutDesc, sizeof *postDropoutDesc);
+        cubind_mock_zero(qSize, sizeof *qSize);
+        cubind_mock_zero(kSize, sizeof *kSize);
+        cubind_mock_zero(vSize, sizeof *vSize);
+        cubind_mock_zero(qProjSize, sizeof *qProjSize);
+        cubind_mock_zero(kProjSize, sizeof *kProjSize);
+        cubind_mock_zero(vProjSize, sizeof *vProjSize);
+        cubind_mock_zero(oProjSize, sizeof *oProjSize);
+        cubind_mock_zero(qoMaxSeqLength, sizeof *qoMaxSeqLength);
+        cubind_mock_zero(kvMaxSeqLength, sizeof *kvMaxSeqLength);
+        cubind_mock_zero(maxBatchSize, sizeof *maxBatchSize);
+        cubind_mock_zero(maxBeamSize, sizeof *maxBeamSize);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -1998,6 +2276,11 @@ MOCK_API cudnnStatus_t cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const 
     cubind_mock_arg(&weightSizeInBytes, sizeof(size_t *));
     cubind_mock_arg(&workSpaceSizeInBytes, sizeof(size_t *));
     cubind_mock_arg(&reserveSpaceSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(weightSizeInBytes, sizeof *weightSizeInBytes);
+        cubind_mock_zero(workSpaceSizeInBytes, sizeof *workSpaceSizeInBytes);
+        cubind_mock_zero(reserveSpaceSizeInBytes, sizeof *reserveSpaceSizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2012,6 +2295,9 @@ MOCK_API cudnnStatus_t cudnnGetMultiHeadAttnWeights(cudnnHandle_t handle, const 
     cubind_mock_arg(&weights, sizeof(const void *));
     cubind_mock_arg(&wDesc, sizeof(cudnnTensorDescriptor_t));
     cubind_mock_arg(&wAddr, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(wAddr, sizeof *wAddr);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2163,6 +2449,9 @@ MOCK_API cudnnStatus_t cudnnCreateCTCLossDescriptor(cudnnCTCLossDescriptor_t *ct
 {
     cubind_mock_begin("cudnnCreateCTCLossDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ctcLossDesc, sizeof *ctcLossDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2216,6 +2505,9 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLos
     cubind_mock_begin("cudnnGetCTCLossDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
     cubind_mock_arg(&compType, sizeof(cudnnDataType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(compType, sizeof *compType);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2227,6 +2519,11 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptorEx(cudnnCTCLossDescriptor_t ctcL
     cubind_mock_arg(&compType, sizeof(cudnnDataType_t *));
     cubind_mock_arg(&normMode, sizeof(cudnnLossNormalizationMode_t *));
     cubind_mock_arg(&gradMode, sizeof(cudnnNanPropagation_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(compType, sizeof *compType);
+        cubind_mock_zero(normMode, sizeof *normMode);
+        cubind_mock_zero(gradMode, sizeof *gradMode);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2239,6 +2536,12 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptor_v8(cudnnCTCLossDescriptor_t ctc
     cubind_mock_arg(&normMode, sizeof(cudnnLossNormalizationMode_t *));
     cubind_mock_arg(&gradMode, sizeof(cudnnNanPropagation_t *));
     cubind_mock_arg(&maxLabelLength, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(compType, sizeof *compType);
+        cubind_mock_zero(normMode, sizeof *normMode);
+        cubind_mock_zero(gradMode, sizeof *gradMode);
+        cubind_mock_zero(maxLabelLength, sizeof *maxLabelLength);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2251,6 +2554,12 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossDescriptor_v9(cudnnCTCLossDescriptor_t ctc
     cubind_mock_arg(&normMode, sizeof(cudnnLossNormalizationMode_t *));
     cubind_mock_arg(&ctcGradMode, sizeof(cudnnCTCGradMode_t *));
     cubind_mock_arg(&maxLabelLength, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(compType, sizeof *compType);
+        cubind_mock_zero(normMode, sizeof *normMode);
+        cubind_mock_zero(ctcGradMode, sizeof *ctcGradMode);
+        cubind_mock_zero(maxLabelLength, sizeof *maxLabelLength);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2315,6 +2624,9 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossWorkspaceSize(cudnnHandle_t handle, const 
     cubind_mock_arg(&algo, sizeof(cudnnCTCLossAlgo_t));
     cubind_mock_arg(&ctcLossDesc, sizeof(cudnnCTCLossDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2328,6 +2640,9 @@ MOCK_API cudnnStatus_t cudnnGetCTCLossWorkspaceSize_v8(cudnnHandle_t handle, cud
     cubind_mock_arg(&probsDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&gradientsDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2336,6 +2651,9 @@ MOCK_API cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescript
 {
     cubind_mock_begin("cudnnCreateConvolutionDescriptor", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(convDesc, sizeof *convDesc);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2362,6 +2680,9 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionMathType(cudnnConvolutionDescriptor_t 
     cubind_mock_begin("cudnnGetConvolutionMathType", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&mathType, sizeof(cudnnMathType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mathType, sizeof *mathType);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2380,6 +2701,9 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_
     cubind_mock_begin("cudnnGetConvolutionGroupCount", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&groupCount, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(groupCount, sizeof *groupCount);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2398,6 +2722,9 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionReorderType(cudnnConvolutionDescriptor
     cubind_mock_begin("cudnnGetConvolutionReorderType", __builtin_return_address(0));
     cubind_mock_arg(&convDesc, sizeof(cudnnConvolutionDescriptor_t));
     cubind_mock_arg(&reorderType, sizeof(cudnnReorderType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(reorderType, sizeof *reorderType);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2430,6 +2757,16 @@ MOCK_API cudnnStatus_t cudnnGetConvolution2dDescriptor(const cudnnConvolutionDes
     cubind_mock_arg(&dilation_w, sizeof(int *));
     cubind_mock_arg(&mode, sizeof(cudnnConvolutionMode_t *));
     cubind_mock_arg(&computeType, sizeof(cudnnDataType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pad_h, sizeof *pad_h);
+        cubind_mock_zero(pad_w, sizeof *pad_w);
+        cubind_mock_zero(u, sizeof *u);
+        cubind_mock_zero(v, sizeof *v);
+        cubind_mock_zero(dilation_h, sizeof *dilation_h);
+        cubind_mock_zero(dilation_w, sizeof *dilation_w);
+        cubind_mock_zero(mode, sizeof *mode);
+        cubind_mock_zero(computeType, sizeof *computeType);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2459,6 +2796,14 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDes
     cubind_mock_arg(&dilationA, sizeof(int *));
     cubind_mock_arg(&mode, sizeof(cudnnConvolutionMode_t *));
     cubind_mock_arg(&computeType, sizeof(cudnnDataType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(arrayLength, sizeof *arrayLength);
+        cubind_mock_zero(padA, sizeof *padA);
+        cubind_mock_zero(strideA, sizeof *strideA);
+        cubind_mock_zero(dilationA, sizeof *dilationA);
+        cubind_mock_zero(mode, sizeof *mode);
+        cubind_mock_zero(computeType, sizeof *computeType);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2473,6 +2818,12 @@ MOCK_API cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(const cudnnConvolut
     cubind_mock_arg(&c, sizeof(int *));
     cubind_mock_arg(&h, sizeof(int *));
     cubind_mock_arg(&w, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(c, sizeof *c);
+        cubind_mock_zero(h, sizeof *h);
+        cubind_mock_zero(w, sizeof *w);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2485,6 +2836,9 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionNdForwardOutputDim(const cudnnConvolut
     cubind_mock_arg(&filterDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&nbDims, sizeof(int));
     cubind_mock_arg(&tensorOuputDimA, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tensorOuputDimA, sizeof *tensorOuputDimA);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2494,6 +2848,9 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t
     cubind_mock_begin("cudnnGetConvolutionForwardAlgorithmMaxCount", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2509,6 +2866,10 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t hand
     cubind_mock_arg(&requestedAlgoCount, sizeof(const int));
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionFwdAlgoPerf_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2524,6 +2885,10 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle
     cubind_mock_arg(&requestedAlgoCount, sizeof(const int));
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionFwdAlgoPerf_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2544,6 +2909,10 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t hand
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionFwdAlgoPerf_t *));
     cubind_mock_arg(&workSpace, sizeof(void *));
     cubind_mock_arg(&workSpaceSizeInBytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2586,6 +2955,9 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t han
     cubind_mock_arg(&yDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&algo, sizeof(cudnnConvolutionFwdAlgo_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2640,6 +3012,9 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHan
     cubind_mock_begin("cudnnGetConvolutionBackwardDataAlgorithmMaxCount", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2655,6 +3030,10 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t h
     cubind_mock_arg(&requestedAlgoCount, sizeof(const int));
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdDataAlgoPerf_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2675,6 +3054,10 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdDataAlgoPerf_t *));
     cubind_mock_arg(&workSpace, sizeof(void *));
     cubind_mock_arg(&workSpaceSizeInBytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2690,6 +3073,10 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t
     cubind_mock_arg(&requestedAlgoCount, sizeof(const int));
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdDataAlgoPerf_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2704,6 +3091,9 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_
     cubind_mock_arg(&dxDesc, sizeof(const cudnnTensorDescriptor_t));
     cubind_mock_arg(&algo, sizeof(cudnnConvolutionBwdDataAlgo_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2761,6 +3151,9 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnH
     cubind_mock_begin("cudnnGetConvolutionBackwardFilterAlgorithmMaxCount", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudnnHandle_t));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2776,6 +3169,10 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t
     cubind_mock_arg(&requestedAlgoCount, sizeof(const int));
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdFilterAlgoPerf_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2796,6 +3193,10 @@ MOCK_API cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdFilterAlgoPerf_t *));
     cubind_mock_arg(&workSpace, sizeof(void *));
     cubind_mock_arg(&workSpaceSizeInBytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2811,6 +3212,10 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle
     cubind_mock_arg(&requestedAlgoCount, sizeof(const int));
     cubind_mock_arg(&returnedAlgoCount, sizeof(int *));
     cubind_mock_arg(&perfResults, sizeof(cudnnConvolutionBwdFilterAlgoPerf_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(returnedAlgoCount, sizeof *returnedAlgoCount);
+        cubind_mock_zero(perfResults, sizeof *perfResults);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2825,6 +3230,9 @@ MOCK_API cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandl
     cubind_mock_arg(&gradDesc, sizeof(const cudnnFilterDescriptor_t));
     cubind_mock_arg(&algo, sizeof(cudnnConvolutionBwdFilterAlgo_t));
     cubind_mock_arg(&sizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sizeInBytes, sizeof *sizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2868,6 +3276,9 @@ MOCK_API cudnnStatus_t cudnnCreateFusedOpsConstParamPack(cudnnFusedOpsConstParam
     cubind_mock_begin("cudnnCreateFusedOpsConstParamPack", __builtin_return_address(0));
     cubind_mock_arg(&constPack, sizeof(cudnnFusedOpsConstParamPack_t *));
     cubind_mock_arg(&ops, sizeof(cudnnFusedOps_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(constPack, sizeof *constPack);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2897,6 +3308,9 @@ MOCK_API cudnnStatus_t cudnnGetFusedOpsConstParamPackAttribute(const cudnnFusedO
     cubind_mock_arg(&paramLabel, sizeof(cudnnFusedOpsConstParamLabel_t));
     cubind_mock_arg(&param, sizeof(void *));
     cubind_mock_arg(&isNULL, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(isNULL, sizeof *isNULL);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 #endif
@@ -2906,6 +3320,9 @@ MOCK_API cudnnStatus_t cudnnCreateFusedOpsVariantParamPack(cudnnFusedOpsVariantP
     cubind_mock_begin("cudnnCreateFusedOpsVariantParamPack", __builtin_return_address(0));
     cubind_mock_arg(&varPack, sizeof(cudnnFusedOpsVariantParamPack_t *));
     cubind_mock_arg(&ops, sizeof(cudnnFusedOps_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(varPack, sizeof *varPack);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2943,6 +3360,9 @@ MOCK_API cudnnStatus_t cudnnCreateFusedOpsPlan(cudnnFusedOpsPlan_t *plan, cudnnF
     cubind_mock_begin("cudnnCreateFusedOpsPlan", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cudnnFusedOpsPlan_t *));
     cubind_mock_arg(&ops, sizeof(cudnnFusedOps_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(plan, sizeof *plan);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 
@@ -2962,6 +3382,9 @@ MOCK_API cudnnStatus_t cudnnMakeFusedOpsPlan(cudnnHandle_t handle, cudnnFusedOps
     cubind_mock_arg(&plan, sizeof(cudnnFusedOpsPlan_t));
     cubind_mock_arg(&constPack, sizeof(const cudnnFusedOpsConstParamPack_t));
     cubind_mock_arg(&workspaceSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceSizeInBytes, sizeof *workspaceSizeInBytes);
+    }
     return (cudnnStatus_t)cubind_mock_status();
 }
 

@@ -24,6 +24,9 @@ MOCK_API cufftResult cufftPlan1d(cufftHandle *plan, int nx, cufftType type, int 
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(plan, sizeof *plan);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -35,6 +38,9 @@ MOCK_API cufftResult cufftPlan2d(cufftHandle *plan, int nx, int ny, cufftType ty
     cubind_mock_arg(&nx, sizeof(int));
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(plan, sizeof *plan);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -47,6 +53,9 @@ MOCK_API cufftResult cufftPlan3d(cufftHandle *plan, int nx, int ny, int nz, cuff
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&nz, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(plan, sizeof *plan);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -65,6 +74,12 @@ MOCK_API cufftResult cufftPlanMany(cufftHandle *plan, int rank, int *n, int *ine
     cubind_mock_arg(&odist, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(plan, sizeof *plan);
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -77,6 +92,9 @@ MOCK_API cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, i
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -89,6 +107,9 @@ MOCK_API cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftType
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -102,6 +123,9 @@ MOCK_API cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz, c
     cubind_mock_arg(&nz, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -121,6 +145,12 @@ MOCK_API cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int *n, int *
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -140,6 +170,12 @@ MOCK_API cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long *
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(long long));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -159,6 +195,12 @@ MOCK_API cufftResult cufftGetSizeMany64(cufftHandle plan, int rank, long long *n
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(long long));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -170,6 +212,9 @@ MOCK_API cufftResult cufftEstimate1d(int nx, cufftType type, int batch, size_t *
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -181,6 +226,9 @@ MOCK_API cufftResult cufftEstimate2d(int nx, int ny, cufftType type, size_t *wor
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -193,6 +241,9 @@ MOCK_API cufftResult cufftEstimate3d(int nx, int ny, int nz, cufftType type, siz
     cubind_mock_arg(&nz, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -211,6 +262,12 @@ MOCK_API cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istri
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -219,6 +276,9 @@ MOCK_API cufftResult cufftCreate(cufftHandle *handle)
 {
     cubind_mock_begin("cufftCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cufftHandle *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -231,6 +291,9 @@ MOCK_API cufftResult cufftGetSize1d(cufftHandle handle, int nx, cufftType type, 
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -243,6 +306,9 @@ MOCK_API cufftResult cufftGetSize2d(cufftHandle handle, int nx, int ny, cufftTyp
     cubind_mock_arg(&ny, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -256,6 +322,9 @@ MOCK_API cufftResult cufftGetSize3d(cufftHandle handle, int nx, int ny, int nz, 
     cubind_mock_arg(&nz, sizeof(int));
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -275,6 +344,12 @@ MOCK_API cufftResult cufftGetSizeMany(cufftHandle handle, int rank, int *n, int 
     cubind_mock_arg(&type, sizeof(cufftType));
     cubind_mock_arg(&batch, sizeof(int));
     cubind_mock_arg(&workArea, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
+        cubind_mock_zero(workArea, sizeof *workArea);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -284,6 +359,9 @@ MOCK_API cufftResult cufftGetSize(cufftHandle handle, size_t *workSize)
     cubind_mock_begin("cufftGetSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cufftHandle));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -313,6 +391,10 @@ MOCK_API cufftResult cufftExecC2C(cufftHandle plan, cufftComplex *idata, cufftCo
     cubind_mock_arg(&idata, sizeof(cufftComplex *));
     cubind_mock_arg(&odata, sizeof(cufftComplex *));
     cubind_mock_arg(&direction, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(idata, sizeof *idata);
+        cubind_mock_zero(odata, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -323,6 +405,10 @@ MOCK_API cufftResult cufftExecR2C(cufftHandle plan, cufftReal *idata, cufftCompl
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftReal *));
     cubind_mock_arg(&odata, sizeof(cufftComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(idata, sizeof *idata);
+        cubind_mock_zero(odata, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -333,6 +419,10 @@ MOCK_API cufftResult cufftExecC2R(cufftHandle plan, cufftComplex *idata, cufftRe
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftComplex *));
     cubind_mock_arg(&odata, sizeof(cufftReal *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(idata, sizeof *idata);
+        cubind_mock_zero(odata, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -344,6 +434,10 @@ MOCK_API cufftResult cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex *idata, c
     cubind_mock_arg(&idata, sizeof(cufftDoubleComplex *));
     cubind_mock_arg(&odata, sizeof(cufftDoubleComplex *));
     cubind_mock_arg(&direction, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(idata, sizeof *idata);
+        cubind_mock_zero(odata, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -354,6 +448,10 @@ MOCK_API cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal *idata, cuff
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftDoubleReal *));
     cubind_mock_arg(&odata, sizeof(cufftDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(idata, sizeof *idata);
+        cubind_mock_zero(odata, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -364,6 +462,10 @@ MOCK_API cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex *idata, c
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&idata, sizeof(cufftDoubleComplex *));
     cubind_mock_arg(&odata, sizeof(cufftDoubleReal *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(idata, sizeof *idata);
+        cubind_mock_zero(odata, sizeof *odata);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -389,6 +491,9 @@ MOCK_API cufftResult cufftGetVersion(int *version)
 {
     cubind_mock_begin("cufftGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -397,6 +502,9 @@ MOCK_API cufftResult cufftGetProperty(libraryPropertyType type, int *value)
     cubind_mock_begin("cufftGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcufft reports it (property) */
         return (cufftResult)cubind_mock_version((int)type, value);
@@ -420,6 +528,9 @@ MOCK_API cufftResult cufftGetPlanPropertyInt64(cufftHandle plan, cufftProperty p
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&property, sizeof(cufftProperty));
     cubind_mock_arg(&returnPtrValue, sizeof(long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(returnPtrValue, sizeof *returnPtrValue);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -439,6 +550,9 @@ MOCK_API cufftResult cufftXtSetGPUs(cufftHandle handle, int nGPUs, int *whichGPU
     cubind_mock_arg(&handle, sizeof(cufftHandle));
     cubind_mock_arg(&nGPUs, sizeof(int));
     cubind_mock_arg(&whichGPUs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(whichGPUs, sizeof *whichGPUs);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -449,6 +563,9 @@ MOCK_API cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc **descriptor,
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&descriptor, sizeof(cudaLibXtDesc **));
     cubind_mock_arg(&format, sizeof(cufftXtSubFormat));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(descriptor, sizeof *descriptor);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -468,6 +585,9 @@ MOCK_API cufftResult cufftXtFree(cudaLibXtDesc *descriptor)
 {
     cubind_mock_begin("cufftXtFree", __builtin_return_address(0));
     cubind_mock_arg(&descriptor, sizeof(cudaLibXtDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(descriptor, sizeof *descriptor);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -477,6 +597,9 @@ MOCK_API cufftResult cufftXtSetWorkArea(cufftHandle plan, void **workArea)
     cubind_mock_begin("cufftXtSetWorkArea", __builtin_return_address(0));
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&workArea, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workArea, sizeof *workArea);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -488,6 +611,10 @@ MOCK_API cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&direction, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(input, sizeof *input);
+        cubind_mock_zero(output, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -498,6 +625,10 @@ MOCK_API cufftResult cufftXtExecDescriptorR2C(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(input, sizeof *input);
+        cubind_mock_zero(output, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -508,6 +639,10 @@ MOCK_API cufftResult cufftXtExecDescriptorC2R(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(input, sizeof *input);
+        cubind_mock_zero(output, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -519,6 +654,10 @@ MOCK_API cufftResult cufftXtExecDescriptorZ2Z(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&direction, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(input, sizeof *input);
+        cubind_mock_zero(output, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -529,6 +668,10 @@ MOCK_API cufftResult cufftXtExecDescriptorD2Z(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(input, sizeof *input);
+        cubind_mock_zero(output, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -539,6 +682,10 @@ MOCK_API cufftResult cufftXtExecDescriptorZ2D(cufftHandle plan, cudaLibXtDesc *i
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(input, sizeof *input);
+        cubind_mock_zero(output, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -560,6 +707,10 @@ MOCK_API cufftResult cufftXtSetCallback(cufftHandle plan, void **callback_routin
     cubind_mock_arg(&callback_routine, sizeof(void **));
     cubind_mock_arg(&cbType, sizeof(cufftXtCallbackType));
     cubind_mock_arg(&caller_info, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(callback_routine, sizeof *callback_routine);
+        cubind_mock_zero(caller_info, sizeof *caller_info);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -592,6 +743,9 @@ MOCK_API cufftResult cufftXtSetJITCallback(cufftHandle plan, const char *lto_cal
     cubind_mock_arg(&lto_callback_fatbin_size, sizeof(size_t));
     cubind_mock_arg(&type, sizeof(cufftXtCallbackType));
     cubind_mock_arg(&caller_info, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(caller_info, sizeof *caller_info);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -613,6 +767,12 @@ MOCK_API cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long *
     cubind_mock_arg(&batch, sizeof(long long));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     cubind_mock_arg(&executiontype, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif
@@ -634,6 +794,12 @@ MOCK_API cufftResult cufftXtGetSizeMany(cufftHandle plan, int rank, long long *n
     cubind_mock_arg(&batch, sizeof(long long));
     cubind_mock_arg(&workSize, sizeof(size_t *));
     cubind_mock_arg(&executiontype, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(n, sizeof *n);
+        cubind_mock_zero(inembed, sizeof *inembed);
+        cubind_mock_zero(onembed, sizeof *onembed);
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -656,6 +822,10 @@ MOCK_API cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc *inpu
     cubind_mock_arg(&input, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&output, sizeof(cudaLibXtDesc *));
     cubind_mock_arg(&direction, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(input, sizeof *input);
+        cubind_mock_zero(output, sizeof *output);
+    }
     return (cufftResult)cubind_mock_status();
 }
 
@@ -666,6 +836,9 @@ MOCK_API cufftResult cufftXtSetWorkAreaPolicy(cufftHandle plan, cufftXtWorkAreaP
     cubind_mock_arg(&plan, sizeof(cufftHandle));
     cubind_mock_arg(&policy, sizeof(cufftXtWorkAreaPolicy));
     cubind_mock_arg(&workSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workSize, sizeof *workSize);
+    }
     return (cufftResult)cubind_mock_status();
 }
 #endif

@@ -22,6 +22,9 @@ MOCK_API CUptiResult cuptiGetResultString(CUptiResult result, const char **str)
     cubind_mock_begin("cuptiGetResultString", __builtin_return_address(0));
     cubind_mock_arg(&result, sizeof(CUptiResult));
     cubind_mock_arg(&str, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(str, sizeof *str);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -31,6 +34,9 @@ MOCK_API CUptiResult cuptiGetErrorMessage(CUptiResult result, const char **str)
     cubind_mock_begin("cuptiGetErrorMessage", __builtin_return_address(0));
     cubind_mock_arg(&result, sizeof(CUptiResult));
     cubind_mock_arg(&str, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(str, sizeof *str);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -39,6 +45,9 @@ MOCK_API CUptiResult cuptiGetVersion(uint32_t *version)
 {
     cubind_mock_begin("cuptiGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcupti reports it (encoded) */
         long long mock_value = 0;
@@ -64,6 +73,10 @@ MOCK_API CUptiResult cuptiSupportedDomains(size_t *domainCount, CUpti_DomainTabl
     cubind_mock_begin("cuptiSupportedDomains", __builtin_return_address(0));
     cubind_mock_arg(&domainCount, sizeof(size_t *));
     cubind_mock_arg(&domainTable, sizeof(CUpti_DomainTable *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(domainCount, sizeof *domainCount);
+        cubind_mock_zero(domainTable, sizeof *domainTable);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -74,6 +87,9 @@ MOCK_API CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_Ca
     cubind_mock_arg(&subscriber, sizeof(CUpti_SubscriberHandle *));
     cubind_mock_arg(&callback, sizeof(CUpti_CallbackFunc));
     cubind_mock_arg(&userdata, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(subscriber, sizeof *subscriber);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -85,6 +101,10 @@ MOCK_API CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *subscriber, CUpti
     cubind_mock_arg(&callback, sizeof(CUpti_CallbackFunc));
     cubind_mock_arg(&userdata, sizeof(void *));
     cubind_mock_arg(&pParams, sizeof(CUpti_SubscriberParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(subscriber, sizeof *subscriber);
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -104,6 +124,9 @@ MOCK_API CUptiResult cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHan
     cubind_mock_arg(&subscriber, sizeof(CUpti_SubscriberHandle));
     cubind_mock_arg(&domain, sizeof(CUpti_CallbackDomain));
     cubind_mock_arg(&cbid, sizeof(CUpti_CallbackId));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(enable, sizeof *enable);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -144,6 +167,9 @@ MOCK_API CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t 
     cubind_mock_arg(&domain, sizeof(CUpti_CallbackDomain));
     cubind_mock_arg(&cbid, sizeof(uint32_t));
     cubind_mock_arg(&name, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(name, sizeof *name);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -164,6 +190,9 @@ MOCK_API CUptiResult cuptiDeviceGetAttribute(CUdevice device, CUpti_DeviceAttrib
     cubind_mock_arg(&attrib, sizeof(CUpti_DeviceAttribute));
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(valueSize, sizeof *valueSize);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -173,6 +202,9 @@ MOCK_API CUptiResult cuptiDeviceGetNumEventDomains(CUdevice device, uint32_t *nu
     cubind_mock_begin("cuptiDeviceGetNumEventDomains", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice));
     cubind_mock_arg(&numDomains, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numDomains, sizeof *numDomains);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -183,6 +215,10 @@ MOCK_API CUptiResult cuptiDeviceEnumEventDomains(CUdevice device, size_t *arrayS
     cubind_mock_arg(&device, sizeof(CUdevice));
     cubind_mock_arg(&arraySizeBytes, sizeof(size_t *));
     cubind_mock_arg(&domainArray, sizeof(CUpti_EventDomainID *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(arraySizeBytes, sizeof *arraySizeBytes);
+        cubind_mock_zero(domainArray, sizeof *domainArray);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -195,6 +231,9 @@ MOCK_API CUptiResult cuptiDeviceGetEventDomainAttribute(CUdevice device, CUpti_E
     cubind_mock_arg(&attrib, sizeof(CUpti_EventDomainAttribute));
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(valueSize, sizeof *valueSize);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -203,6 +242,9 @@ MOCK_API CUptiResult cuptiGetNumEventDomains(uint32_t *numDomains)
 {
     cubind_mock_begin("cuptiGetNumEventDomains", __builtin_return_address(0));
     cubind_mock_arg(&numDomains, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numDomains, sizeof *numDomains);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -212,6 +254,10 @@ MOCK_API CUptiResult cuptiEnumEventDomains(size_t *arraySizeBytes, CUpti_EventDo
     cubind_mock_begin("cuptiEnumEventDomains", __builtin_return_address(0));
     cubind_mock_arg(&arraySizeBytes, sizeof(size_t *));
     cubind_mock_arg(&domainArray, sizeof(CUpti_EventDomainID *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(arraySizeBytes, sizeof *arraySizeBytes);
+        cubind_mock_zero(domainArray, sizeof *domainArray);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -223,6 +269,9 @@ MOCK_API CUptiResult cuptiEventDomainGetAttribute(CUpti_EventDomainID eventDomai
     cubind_mock_arg(&attrib, sizeof(CUpti_EventDomainAttribute));
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(valueSize, sizeof *valueSize);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -232,6 +281,9 @@ MOCK_API CUptiResult cuptiEventDomainGetNumEvents(CUpti_EventDomainID eventDomai
     cubind_mock_begin("cuptiEventDomainGetNumEvents", __builtin_return_address(0));
     cubind_mock_arg(&eventDomain, sizeof(CUpti_EventDomainID));
     cubind_mock_arg(&numEvents, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numEvents, sizeof *numEvents);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -242,6 +294,10 @@ MOCK_API CUptiResult cuptiEventDomainEnumEvents(CUpti_EventDomainID eventDomain,
     cubind_mock_arg(&eventDomain, sizeof(CUpti_EventDomainID));
     cubind_mock_arg(&arraySizeBytes, sizeof(size_t *));
     cubind_mock_arg(&eventArray, sizeof(CUpti_EventID *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(arraySizeBytes, sizeof *arraySizeBytes);
+        cubind_mock_zero(eventArray, sizeof *eventArray);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -253,6 +309,9 @@ MOCK_API CUptiResult cuptiEventGetAttribute(CUpti_EventID event, CUpti_EventAttr
     cubind_mock_arg(&attrib, sizeof(CUpti_EventAttribute));
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(valueSize, sizeof *valueSize);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -263,6 +322,9 @@ MOCK_API CUptiResult cuptiEventGetIdFromName(CUdevice device, const char *eventN
     cubind_mock_arg(&device, sizeof(CUdevice));
     cubind_mock_arg(&eventName, sizeof(const char *));
     cubind_mock_arg(&event, sizeof(CUpti_EventID *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event, sizeof *event);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -273,6 +335,9 @@ MOCK_API CUptiResult cuptiEventGroupCreate(CUcontext context, CUpti_EventGroup *
     cubind_mock_arg(&context, sizeof(CUcontext));
     cubind_mock_arg(&eventGroup, sizeof(CUpti_EventGroup *));
     cubind_mock_arg(&flags, sizeof(uint32_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(eventGroup, sizeof *eventGroup);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -292,6 +357,9 @@ MOCK_API CUptiResult cuptiEventGroupGetAttribute(CUpti_EventGroup eventGroup, CU
     cubind_mock_arg(&attrib, sizeof(CUpti_EventGroupAttribute));
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(valueSize, sizeof *valueSize);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -365,6 +433,10 @@ MOCK_API CUptiResult cuptiEventGroupReadEvent(CUpti_EventGroup eventGroup, CUpti
     cubind_mock_arg(&event, sizeof(CUpti_EventID));
     cubind_mock_arg(&eventValueBufferSizeBytes, sizeof(size_t *));
     cubind_mock_arg(&eventValueBuffer, sizeof(uint64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(eventValueBufferSizeBytes, sizeof *eventValueBufferSizeBytes);
+        cubind_mock_zero(eventValueBuffer, sizeof *eventValueBuffer);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -379,6 +451,13 @@ MOCK_API CUptiResult cuptiEventGroupReadAllEvents(CUpti_EventGroup eventGroup, C
     cubind_mock_arg(&eventIdArraySizeBytes, sizeof(size_t *));
     cubind_mock_arg(&eventIdArray, sizeof(CUpti_EventID *));
     cubind_mock_arg(&numEventIdsRead, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(eventValueBufferSizeBytes, sizeof *eventValueBufferSizeBytes);
+        cubind_mock_zero(eventValueBuffer, sizeof *eventValueBuffer);
+        cubind_mock_zero(eventIdArraySizeBytes, sizeof *eventIdArraySizeBytes);
+        cubind_mock_zero(eventIdArray, sizeof *eventIdArray);
+        cubind_mock_zero(numEventIdsRead, sizeof *numEventIdsRead);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -390,6 +469,10 @@ MOCK_API CUptiResult cuptiEventGroupSetsCreate(CUcontext context, size_t eventId
     cubind_mock_arg(&eventIdArraySizeBytes, sizeof(size_t));
     cubind_mock_arg(&eventIdArray, sizeof(CUpti_EventID *));
     cubind_mock_arg(&eventGroupPasses, sizeof(CUpti_EventGroupSets **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(eventIdArray, sizeof *eventIdArray);
+        cubind_mock_zero(eventGroupPasses, sizeof *eventGroupPasses);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -398,6 +481,9 @@ MOCK_API CUptiResult cuptiEventGroupSetsDestroy(CUpti_EventGroupSets *eventGroup
 {
     cubind_mock_begin("cuptiEventGroupSetsDestroy", __builtin_return_address(0));
     cubind_mock_arg(&eventGroupSets, sizeof(CUpti_EventGroupSets *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(eventGroupSets, sizeof *eventGroupSets);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -406,6 +492,9 @@ MOCK_API CUptiResult cuptiEventGroupSetEnable(CUpti_EventGroupSet *eventGroupSet
 {
     cubind_mock_begin("cuptiEventGroupSetEnable", __builtin_return_address(0));
     cubind_mock_arg(&eventGroupSet, sizeof(CUpti_EventGroupSet *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(eventGroupSet, sizeof *eventGroupSet);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -414,6 +503,9 @@ MOCK_API CUptiResult cuptiEventGroupSetDisable(CUpti_EventGroupSet *eventGroupSe
 {
     cubind_mock_begin("cuptiEventGroupSetDisable", __builtin_return_address(0));
     cubind_mock_arg(&eventGroupSet, sizeof(CUpti_EventGroupSet *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(eventGroupSet, sizeof *eventGroupSet);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -447,6 +539,9 @@ MOCK_API CUptiResult cuptiGetNumMetrics(uint32_t *numMetrics)
 {
     cubind_mock_begin("cuptiGetNumMetrics", __builtin_return_address(0));
     cubind_mock_arg(&numMetrics, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numMetrics, sizeof *numMetrics);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -456,6 +551,10 @@ MOCK_API CUptiResult cuptiEnumMetrics(size_t *arraySizeBytes, CUpti_MetricID *me
     cubind_mock_begin("cuptiEnumMetrics", __builtin_return_address(0));
     cubind_mock_arg(&arraySizeBytes, sizeof(size_t *));
     cubind_mock_arg(&metricArray, sizeof(CUpti_MetricID *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(arraySizeBytes, sizeof *arraySizeBytes);
+        cubind_mock_zero(metricArray, sizeof *metricArray);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -465,6 +564,9 @@ MOCK_API CUptiResult cuptiDeviceGetNumMetrics(CUdevice device, uint32_t *numMetr
     cubind_mock_begin("cuptiDeviceGetNumMetrics", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice));
     cubind_mock_arg(&numMetrics, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numMetrics, sizeof *numMetrics);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -475,6 +577,10 @@ MOCK_API CUptiResult cuptiDeviceEnumMetrics(CUdevice device, size_t *arraySizeBy
     cubind_mock_arg(&device, sizeof(CUdevice));
     cubind_mock_arg(&arraySizeBytes, sizeof(size_t *));
     cubind_mock_arg(&metricArray, sizeof(CUpti_MetricID *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(arraySizeBytes, sizeof *arraySizeBytes);
+        cubind_mock_zero(metricArray, sizeof *metricArray);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -486,6 +592,9 @@ MOCK_API CUptiResult cuptiMetricGetAttribute(CUpti_MetricID metric, CUpti_Metric
     cubind_mock_arg(&attrib, sizeof(CUpti_MetricAttribute));
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(valueSize, sizeof *valueSize);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -496,6 +605,9 @@ MOCK_API CUptiResult cuptiMetricGetIdFromName(CUdevice device, const char *metri
     cubind_mock_arg(&device, sizeof(CUdevice));
     cubind_mock_arg(&metricName, sizeof(const char *));
     cubind_mock_arg(&metric, sizeof(CUpti_MetricID *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(metric, sizeof *metric);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -505,6 +617,9 @@ MOCK_API CUptiResult cuptiMetricGetNumEvents(CUpti_MetricID metric, uint32_t *nu
     cubind_mock_begin("cuptiMetricGetNumEvents", __builtin_return_address(0));
     cubind_mock_arg(&metric, sizeof(CUpti_MetricID));
     cubind_mock_arg(&numEvents, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numEvents, sizeof *numEvents);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -515,6 +630,10 @@ MOCK_API CUptiResult cuptiMetricEnumEvents(CUpti_MetricID metric, size_t *eventI
     cubind_mock_arg(&metric, sizeof(CUpti_MetricID));
     cubind_mock_arg(&eventIdArraySizeBytes, sizeof(size_t *));
     cubind_mock_arg(&eventIdArray, sizeof(CUpti_EventID *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(eventIdArraySizeBytes, sizeof *eventIdArraySizeBytes);
+        cubind_mock_zero(eventIdArray, sizeof *eventIdArray);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -524,6 +643,9 @@ MOCK_API CUptiResult cuptiMetricGetNumProperties(CUpti_MetricID metric, uint32_t
     cubind_mock_begin("cuptiMetricGetNumProperties", __builtin_return_address(0));
     cubind_mock_arg(&metric, sizeof(CUpti_MetricID));
     cubind_mock_arg(&numProp, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numProp, sizeof *numProp);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -534,6 +656,10 @@ MOCK_API CUptiResult cuptiMetricEnumProperties(CUpti_MetricID metric, size_t *pr
     cubind_mock_arg(&metric, sizeof(CUpti_MetricID));
     cubind_mock_arg(&propIdArraySizeBytes, sizeof(size_t *));
     cubind_mock_arg(&propIdArray, sizeof(CUpti_MetricPropertyID *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(propIdArraySizeBytes, sizeof *propIdArraySizeBytes);
+        cubind_mock_zero(propIdArray, sizeof *propIdArray);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -544,6 +670,9 @@ MOCK_API CUptiResult cuptiMetricGetRequiredEventGroupSets(CUcontext context, CUp
     cubind_mock_arg(&context, sizeof(CUcontext));
     cubind_mock_arg(&metric, sizeof(CUpti_MetricID));
     cubind_mock_arg(&eventGroupSets, sizeof(CUpti_EventGroupSets **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(eventGroupSets, sizeof *eventGroupSets);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -555,6 +684,10 @@ MOCK_API CUptiResult cuptiMetricCreateEventGroupSets(CUcontext context, size_t m
     cubind_mock_arg(&metricIdArraySizeBytes, sizeof(size_t));
     cubind_mock_arg(&metricIdArray, sizeof(CUpti_MetricID *));
     cubind_mock_arg(&eventGroupPasses, sizeof(CUpti_EventGroupSets **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(metricIdArray, sizeof *metricIdArray);
+        cubind_mock_zero(eventGroupPasses, sizeof *eventGroupPasses);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -570,6 +703,11 @@ MOCK_API CUptiResult cuptiMetricGetValue(CUdevice device, CUpti_MetricID metric,
     cubind_mock_arg(&eventValueArray, sizeof(uint64_t *));
     cubind_mock_arg(&timeDuration, sizeof(uint64_t));
     cubind_mock_arg(&metricValue, sizeof(CUpti_MetricValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(eventIdArray, sizeof *eventIdArray);
+        cubind_mock_zero(eventValueArray, sizeof *eventValueArray);
+        cubind_mock_zero(metricValue, sizeof *metricValue);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -587,6 +725,13 @@ MOCK_API CUptiResult cuptiMetricGetValue2(CUpti_MetricID metric, size_t eventIdA
     cubind_mock_arg(&propValueArraySizeBytes, sizeof(size_t));
     cubind_mock_arg(&propValueArray, sizeof(uint64_t *));
     cubind_mock_arg(&metricValue, sizeof(CUpti_MetricValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(eventIdArray, sizeof *eventIdArray);
+        cubind_mock_zero(eventValueArray, sizeof *eventValueArray);
+        cubind_mock_zero(propIdArray, sizeof *propIdArray);
+        cubind_mock_zero(propValueArray, sizeof *propValueArray);
+        cubind_mock_zero(metricValue, sizeof *metricValue);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -595,6 +740,9 @@ MOCK_API CUptiResult cuptiGetTimestamp(uint64_t *timestamp)
 {
     cubind_mock_begin("cuptiGetTimestamp", __builtin_return_address(0));
     cubind_mock_arg(&timestamp, sizeof(uint64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(timestamp, sizeof *timestamp);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -604,6 +752,9 @@ MOCK_API CUptiResult cuptiGetContextId(CUcontext context, uint32_t *contextId)
     cubind_mock_begin("cuptiGetContextId", __builtin_return_address(0));
     cubind_mock_arg(&context, sizeof(CUcontext));
     cubind_mock_arg(&contextId, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(contextId, sizeof *contextId);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -614,6 +765,9 @@ MOCK_API CUptiResult cuptiGetStreamId(CUcontext context, CUstream stream, uint32
     cubind_mock_arg(&context, sizeof(CUcontext));
     cubind_mock_arg(&stream, sizeof(CUstream));
     cubind_mock_arg(&streamId, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(streamId, sizeof *streamId);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -625,6 +779,9 @@ MOCK_API CUptiResult cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint
     cubind_mock_arg(&stream, sizeof(CUstream));
     cubind_mock_arg(&perThreadStream, sizeof(uint8_t));
     cubind_mock_arg(&streamId, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(streamId, sizeof *streamId);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -634,6 +791,9 @@ MOCK_API CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *deviceId)
     cubind_mock_begin("cuptiGetDeviceId", __builtin_return_address(0));
     cubind_mock_arg(&context, sizeof(CUcontext));
     cubind_mock_arg(&deviceId, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(deviceId, sizeof *deviceId);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -643,6 +803,9 @@ MOCK_API CUptiResult cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)
     cubind_mock_begin("cuptiGetGraphNodeId", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeId, sizeof(uint64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeId, sizeof *nodeId);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -652,6 +815,9 @@ MOCK_API CUptiResult cuptiGetGraphId(CUgraph graph, uint32_t *pId)
     cubind_mock_begin("cuptiGetGraphId", __builtin_return_address(0));
     cubind_mock_arg(&graph, sizeof(CUgraph));
     cubind_mock_arg(&pId, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pId, sizeof *pId);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -661,6 +827,9 @@ MOCK_API CUptiResult cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)
     cubind_mock_begin("cuptiGetGraphExecId", __builtin_return_address(0));
     cubind_mock_arg(&graphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&pId, sizeof(uint32_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pId, sizeof *pId);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -713,6 +882,9 @@ MOCK_API CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32
     cubind_mock_arg(&context, sizeof(CUcontext));
     cubind_mock_arg(&streamId, sizeof(uint32_t));
     cubind_mock_arg(&dropped, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dropped, sizeof *dropped);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -723,6 +895,10 @@ MOCK_API CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t validBuf
     cubind_mock_arg(&buffer, sizeof(uint8_t *));
     cubind_mock_arg(&validBufferSizeBytes, sizeof(size_t));
     cubind_mock_arg(&record, sizeof(CUpti_Activity **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(buffer, sizeof *buffer);
+        cubind_mock_zero(record, sizeof *record);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -760,6 +936,9 @@ MOCK_API CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute attr, siz
     cubind_mock_arg(&attr, sizeof(CUpti_ActivityAttribute));
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(valueSize, sizeof *valueSize);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -770,6 +949,9 @@ MOCK_API CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, siz
     cubind_mock_arg(&attr, sizeof(CUpti_ActivityAttribute));
     cubind_mock_arg(&valueSize, sizeof(size_t *));
     cubind_mock_arg(&value, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(valueSize, sizeof *valueSize);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -779,6 +961,9 @@ MOCK_API CUptiResult cuptiActivityConfigureUnifiedMemoryCounter(CUpti_ActivityUn
     cubind_mock_begin("cuptiActivityConfigureUnifiedMemoryCounter", __builtin_return_address(0));
     cubind_mock_arg(&config, sizeof(CUpti_ActivityUnifiedMemoryCounterConfig *));
     cubind_mock_arg(&count, sizeof(uint32_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(config, sizeof *config);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -788,6 +973,9 @@ MOCK_API CUptiResult cuptiGetAutoBoostState(CUcontext context, CUpti_ActivityAut
     cubind_mock_begin("cuptiGetAutoBoostState", __builtin_return_address(0));
     cubind_mock_arg(&context, sizeof(CUcontext));
     cubind_mock_arg(&state, sizeof(CUpti_ActivityAutoBoostState *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(state, sizeof *state);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -797,6 +985,9 @@ MOCK_API CUptiResult cuptiActivityConfigurePCSampling(CUcontext ctx, CUpti_Activ
     cubind_mock_begin("cuptiActivityConfigurePCSampling", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&config, sizeof(CUpti_ActivityPCSamplingConfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(config, sizeof *config);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -820,6 +1011,9 @@ MOCK_API CUptiResult cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)
 {
     cubind_mock_begin("cuptiGetThreadIdType", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(CUpti_ActivityThreadIdType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(type, sizeof *type);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -830,6 +1024,9 @@ MOCK_API CUptiResult cuptiComputeCapabilitySupported(int major, int minor, int *
     cubind_mock_arg(&major, sizeof(int));
     cubind_mock_arg(&minor, sizeof(int));
     cubind_mock_arg(&support, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(support, sizeof *support);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -839,6 +1036,9 @@ MOCK_API CUptiResult cuptiDeviceSupported(CUdevice dev, int *support)
     cubind_mock_begin("cuptiDeviceSupported", __builtin_return_address(0));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&support, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(support, sizeof *support);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -848,6 +1048,9 @@ MOCK_API CUptiResult cuptiDeviceVirtualizationMode(CUdevice dev, CUpti_DeviceVir
     cubind_mock_begin("cuptiDeviceVirtualizationMode", __builtin_return_address(0));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&mode, sizeof(CUpti_DeviceVirtualizationMode *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -873,6 +1076,9 @@ MOCK_API CUptiResult cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrela
     cubind_mock_begin("cuptiActivityPopExternalCorrelationId", __builtin_return_address(0));
     cubind_mock_arg(&kind, sizeof(CUpti_ExternalCorrelationKind));
     cubind_mock_arg(&lastId, sizeof(uint64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lastId, sizeof *lastId);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -971,6 +1177,9 @@ MOCK_API CUptiResult cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingCo
 {
     cubind_mock_begin("cuptiPCSamplingSetConfigurationAttribute", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingConfigurationInfoParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -979,6 +1188,9 @@ MOCK_API CUptiResult cuptiPCSamplingGetConfigurationAttribute(CUpti_PCSamplingCo
 {
     cubind_mock_begin("cuptiPCSamplingGetConfigurationAttribute", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingConfigurationInfoParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -987,6 +1199,9 @@ MOCK_API CUptiResult cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *pPara
 {
     cubind_mock_begin("cuptiPCSamplingGetData", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingGetDataParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -995,6 +1210,9 @@ MOCK_API CUptiResult cuptiPCSamplingEnable(CUpti_PCSamplingEnableParams *pParams
 {
     cubind_mock_begin("cuptiPCSamplingEnable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingEnableParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1003,6 +1221,9 @@ MOCK_API CUptiResult cuptiPCSamplingDisable(CUpti_PCSamplingDisableParams *pPara
 {
     cubind_mock_begin("cuptiPCSamplingDisable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingDisableParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1011,6 +1232,9 @@ MOCK_API CUptiResult cuptiPCSamplingStart(CUpti_PCSamplingStartParams *pParams)
 {
     cubind_mock_begin("cuptiPCSamplingStart", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingStartParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1019,6 +1243,9 @@ MOCK_API CUptiResult cuptiPCSamplingStop(CUpti_PCSamplingStopParams *pParams)
 {
     cubind_mock_begin("cuptiPCSamplingStop", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingStopParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1027,6 +1254,9 @@ MOCK_API CUptiResult cuptiPCSamplingGetNumStallReasons(CUpti_PCSamplingGetNumSta
 {
     cubind_mock_begin("cuptiPCSamplingGetNumStallReasons", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingGetNumStallReasonsParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1035,6 +1265,9 @@ MOCK_API CUptiResult cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReas
 {
     cubind_mock_begin("cuptiPCSamplingGetStallReasons", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PCSamplingGetStallReasonsParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1043,6 +1276,9 @@ MOCK_API CUptiResult cuptiGetSassToSourceCorrelation(CUpti_GetSassToSourceCorrel
 {
     cubind_mock_begin("cuptiGetSassToSourceCorrelation", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_GetSassToSourceCorrelationParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1051,6 +1287,9 @@ MOCK_API CUptiResult cuptiGetCubinCrc(CUpti_GetCubinCrcParams *pParams)
 {
     cubind_mock_begin("cuptiGetCubinCrc", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_GetCubinCrcParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1067,6 +1306,9 @@ MOCK_API CUptiResult cuptiPmSamplingSetConfig(CUpti_PmSampling_SetConfig_Params 
 {
     cubind_mock_begin("cuptiPmSamplingSetConfig", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_SetConfig_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1075,6 +1317,9 @@ MOCK_API CUptiResult cuptiPmSamplingEnable(CUpti_PmSampling_Enable_Params *pPara
 {
     cubind_mock_begin("cuptiPmSamplingEnable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_Enable_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1083,6 +1328,9 @@ MOCK_API CUptiResult cuptiPmSamplingDisable(CUpti_PmSampling_Disable_Params *pPa
 {
     cubind_mock_begin("cuptiPmSamplingDisable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_Disable_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1091,6 +1339,9 @@ MOCK_API CUptiResult cuptiPmSamplingStart(CUpti_PmSampling_Start_Params *pParams
 {
     cubind_mock_begin("cuptiPmSamplingStart", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_Start_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1099,6 +1350,9 @@ MOCK_API CUptiResult cuptiPmSamplingStop(CUpti_PmSampling_Stop_Params *pParams)
 {
     cubind_mock_begin("cuptiPmSamplingStop", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_Stop_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1107,6 +1361,9 @@ MOCK_API CUptiResult cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Param
 {
     cubind_mock_begin("cuptiPmSamplingDecodeData", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_DecodeData_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1115,6 +1372,9 @@ MOCK_API CUptiResult cuptiPmSamplingGetCounterAvailability(CUpti_PmSampling_GetC
 {
     cubind_mock_begin("cuptiPmSamplingGetCounterAvailability", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_GetCounterAvailability_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1123,6 +1383,9 @@ MOCK_API CUptiResult cuptiPmSamplingGetCounterDataSize(CUpti_PmSampling_GetCount
 {
     cubind_mock_begin("cuptiPmSamplingGetCounterDataSize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_GetCounterDataSize_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1131,6 +1394,9 @@ MOCK_API CUptiResult cuptiPmSamplingCounterDataImageInitialize(CUpti_PmSampling_
 {
     cubind_mock_begin("cuptiPmSamplingCounterDataImageInitialize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_CounterDataImage_Initialize_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1139,6 +1405,9 @@ MOCK_API CUptiResult cuptiPmSamplingGetCounterDataInfo(CUpti_PmSampling_GetCount
 {
     cubind_mock_begin("cuptiPmSamplingGetCounterDataInfo", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_GetCounterDataInfo_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1147,6 +1416,9 @@ MOCK_API CUptiResult cuptiPmSamplingCounterDataGetSampleInfo(CUpti_PmSampling_Co
 {
     cubind_mock_begin("cuptiPmSamplingCounterDataGetSampleInfo", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_PmSampling_CounterData_GetSampleInfo_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1155,6 +1427,9 @@ MOCK_API CUptiResult cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *p
 {
     cubind_mock_begin("cuptiProfilerInitialize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_Initialize_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1163,6 +1438,9 @@ MOCK_API CUptiResult cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Param
 {
     cubind_mock_begin("cuptiProfilerDeInitialize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_DeInitialize_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1171,6 +1449,9 @@ MOCK_API CUptiResult cuptiProfilerCounterDataImageCalculateSize(CUpti_Profiler_C
 {
     cubind_mock_begin("cuptiProfilerCounterDataImageCalculateSize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_CounterDataImage_CalculateSize_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1179,6 +1460,9 @@ MOCK_API CUptiResult cuptiProfilerCounterDataImageInitialize(CUpti_Profiler_Coun
 {
     cubind_mock_begin("cuptiProfilerCounterDataImageInitialize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_CounterDataImage_Initialize_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1187,6 +1471,9 @@ MOCK_API CUptiResult cuptiProfilerCounterDataImageCalculateScratchBufferSize(CUp
 {
     cubind_mock_begin("cuptiProfilerCounterDataImageCalculateScratchBufferSize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1195,6 +1482,9 @@ MOCK_API CUptiResult cuptiProfilerCounterDataImageInitializeScratchBuffer(CUpti_
 {
     cubind_mock_begin("cuptiProfilerCounterDataImageInitializeScratchBuffer", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1203,6 +1493,9 @@ MOCK_API CUptiResult cuptiProfilerBeginSession(CUpti_Profiler_BeginSession_Param
 {
     cubind_mock_begin("cuptiProfilerBeginSession", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_BeginSession_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1211,6 +1504,9 @@ MOCK_API CUptiResult cuptiProfilerEndSession(CUpti_Profiler_EndSession_Params *p
 {
     cubind_mock_begin("cuptiProfilerEndSession", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_EndSession_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1219,6 +1515,9 @@ MOCK_API CUptiResult cuptiProfilerSetConfig(CUpti_Profiler_SetConfig_Params *pPa
 {
     cubind_mock_begin("cuptiProfilerSetConfig", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_SetConfig_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1227,6 +1526,9 @@ MOCK_API CUptiResult cuptiProfilerUnsetConfig(CUpti_Profiler_UnsetConfig_Params 
 {
     cubind_mock_begin("cuptiProfilerUnsetConfig", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_UnsetConfig_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1235,6 +1537,9 @@ MOCK_API CUptiResult cuptiProfilerBeginPass(CUpti_Profiler_BeginPass_Params *pPa
 {
     cubind_mock_begin("cuptiProfilerBeginPass", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_BeginPass_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1243,6 +1548,9 @@ MOCK_API CUptiResult cuptiProfilerEndPass(CUpti_Profiler_EndPass_Params *pParams
 {
     cubind_mock_begin("cuptiProfilerEndPass", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_EndPass_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1251,6 +1559,9 @@ MOCK_API CUptiResult cuptiProfilerEnableProfiling(CUpti_Profiler_EnableProfiling
 {
     cubind_mock_begin("cuptiProfilerEnableProfiling", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_EnableProfiling_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1259,6 +1570,9 @@ MOCK_API CUptiResult cuptiProfilerDisableProfiling(CUpti_Profiler_DisableProfili
 {
     cubind_mock_begin("cuptiProfilerDisableProfiling", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_DisableProfiling_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1267,6 +1581,9 @@ MOCK_API CUptiResult cuptiProfilerIsPassCollected(CUpti_Profiler_IsPassCollected
 {
     cubind_mock_begin("cuptiProfilerIsPassCollected", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_IsPassCollected_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1275,6 +1592,9 @@ MOCK_API CUptiResult cuptiProfilerFlushCounterData(CUpti_Profiler_FlushCounterDa
 {
     cubind_mock_begin("cuptiProfilerFlushCounterData", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_FlushCounterData_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1283,6 +1603,9 @@ MOCK_API CUptiResult cuptiProfilerPushRange(CUpti_Profiler_PushRange_Params *pPa
 {
     cubind_mock_begin("cuptiProfilerPushRange", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_PushRange_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1291,6 +1614,9 @@ MOCK_API CUptiResult cuptiProfilerPopRange(CUpti_Profiler_PopRange_Params *pPara
 {
     cubind_mock_begin("cuptiProfilerPopRange", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_PopRange_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1299,6 +1625,9 @@ MOCK_API CUptiResult cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCount
 {
     cubind_mock_begin("cuptiProfilerGetCounterAvailability", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_GetCounterAvailability_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1307,6 +1636,9 @@ MOCK_API CUptiResult cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported
 {
     cubind_mock_begin("cuptiProfilerDeviceSupported", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Profiler_DeviceSupported_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1315,6 +1647,9 @@ MOCK_API CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_P
 {
     cubind_mock_begin("cuptiRangeProfilerSetConfig", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_SetConfig_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1323,6 +1658,9 @@ MOCK_API CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params 
 {
     cubind_mock_begin("cuptiRangeProfilerEnable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_Enable_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1331,6 +1669,9 @@ MOCK_API CUptiResult cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Param
 {
     cubind_mock_begin("cuptiRangeProfilerDisable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_Disable_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1339,6 +1680,9 @@ MOCK_API CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *p
 {
     cubind_mock_begin("cuptiRangeProfilerStart", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_Start_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1347,6 +1691,9 @@ MOCK_API CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *pPa
 {
     cubind_mock_begin("cuptiRangeProfilerStop", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_Stop_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1355,6 +1702,9 @@ MOCK_API CUptiResult cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_P
 {
     cubind_mock_begin("cuptiRangeProfilerPushRange", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_PushRange_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1363,6 +1713,9 @@ MOCK_API CUptiResult cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Par
 {
     cubind_mock_begin("cuptiRangeProfilerPopRange", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_PopRange_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1371,6 +1724,9 @@ MOCK_API CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData
 {
     cubind_mock_begin("cuptiRangeProfilerDecodeData", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_DecodeData_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1379,6 +1735,9 @@ MOCK_API CUptiResult cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_Ge
 {
     cubind_mock_begin("cuptiRangeProfilerGetCounterDataSize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_GetCounterDataSize_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1387,6 +1746,9 @@ MOCK_API CUptiResult cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangePro
 {
     cubind_mock_begin("cuptiRangeProfilerCounterDataImageInitialize", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_CounterDataImage_Initialize_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1395,6 +1757,9 @@ MOCK_API CUptiResult cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_Ge
 {
     cubind_mock_begin("cuptiRangeProfilerGetCounterDataInfo", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_GetCounterDataInfo_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1403,6 +1768,9 @@ MOCK_API CUptiResult cuptiRangeProfilerCounterDataGetRangeInfo(CUpti_RangeProfil
 {
     cubind_mock_begin("cuptiRangeProfilerCounterDataGetRangeInfo", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1411,6 +1779,9 @@ MOCK_API CUptiResult cuptiSassMetricsGetNumOfMetrics(CUpti_SassMetrics_GetNumOfM
 {
     cubind_mock_begin("cuptiSassMetricsGetNumOfMetrics", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetrics_GetNumOfMetrics_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1419,6 +1790,9 @@ MOCK_API CUptiResult cuptiSassMetricsGetMetrics(CUpti_SassMetrics_GetMetrics_Par
 {
     cubind_mock_begin("cuptiSassMetricsGetMetrics", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetrics_GetMetrics_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1427,6 +1801,9 @@ MOCK_API CUptiResult cuptiSassMetricsGetProperties(CUpti_SassMetrics_GetProperti
 {
     cubind_mock_begin("cuptiSassMetricsGetProperties", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetrics_GetProperties_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1435,6 +1812,9 @@ MOCK_API CUptiResult cuptiSassMetricsSetConfig(CUpti_SassMetricsSetConfig_Params
 {
     cubind_mock_begin("cuptiSassMetricsSetConfig", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetricsSetConfig_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1443,6 +1823,9 @@ MOCK_API CUptiResult cuptiSassMetricsUnsetConfig(CUpti_SassMetricsUnsetConfig_Pa
 {
     cubind_mock_begin("cuptiSassMetricsUnsetConfig", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetricsUnsetConfig_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1451,6 +1834,9 @@ MOCK_API CUptiResult cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params *pPar
 {
     cubind_mock_begin("cuptiSassMetricsEnable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetricsEnable_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1459,6 +1845,9 @@ MOCK_API CUptiResult cuptiSassMetricsDisable(CUpti_SassMetricsDisable_Params *pP
 {
     cubind_mock_begin("cuptiSassMetricsDisable", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetricsDisable_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1467,6 +1856,9 @@ MOCK_API CUptiResult cuptiSassMetricsGetDataProperties(CUpti_SassMetricsGetDataP
 {
     cubind_mock_begin("cuptiSassMetricsGetDataProperties", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetricsGetDataProperties_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 
@@ -1475,6 +1867,9 @@ MOCK_API CUptiResult cuptiSassMetricsFlushData(CUpti_SassMetricsFlushData_Params
 {
     cubind_mock_begin("cuptiSassMetricsFlushData", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_SassMetricsFlushData_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }
 #endif
@@ -1483,5 +1878,8 @@ MOCK_API CUptiResult cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *pPa
 {
     cubind_mock_begin("cuptiDeviceGetChipName", __builtin_return_address(0));
     cubind_mock_arg(&pParams, sizeof(CUpti_Device_GetChipName_Params *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pParams, sizeof *pParams);
+    }
     return (CUptiResult)cubind_mock_status();
 }

@@ -20,6 +20,9 @@ MOCK_API curandStatus_t curandCreateGenerator(curandGenerator_t *generator, cura
     cubind_mock_begin("curandCreateGenerator", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t *));
     cubind_mock_arg(&rng_type, sizeof(curandRngType_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(generator, sizeof *generator);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -29,6 +32,9 @@ MOCK_API curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator, 
     cubind_mock_begin("curandCreateGeneratorHost", __builtin_return_address(0));
     cubind_mock_arg(&generator, sizeof(curandGenerator_t *));
     cubind_mock_arg(&rng_type, sizeof(curandRngType_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(generator, sizeof *generator);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -45,6 +51,9 @@ MOCK_API curandStatus_t curandGetVersion(int *version)
 {
     cubind_mock_begin("curandGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -54,6 +63,9 @@ MOCK_API curandStatus_t curandGetProperty(libraryPropertyType type, int *value)
     cubind_mock_begin("curandGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcurand reports it (property) */
         return (curandStatus_t)cubind_mock_version((int)type, value);
@@ -113,6 +125,9 @@ MOCK_API curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(unsigned int *));
     cubind_mock_arg(&num, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -123,6 +138,9 @@ MOCK_API curandStatus_t curandGenerateLongLong(curandGenerator_t generator, unsi
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(unsigned long long *));
     cubind_mock_arg(&num, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -133,6 +151,9 @@ MOCK_API curandStatus_t curandGenerateUniform(curandGenerator_t generator, float
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(float *));
     cubind_mock_arg(&num, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -143,6 +164,9 @@ MOCK_API curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator,
     cubind_mock_arg(&generator, sizeof(curandGenerator_t));
     cubind_mock_arg(&outputPtr, sizeof(double *));
     cubind_mock_arg(&num, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -155,6 +179,9 @@ MOCK_API curandStatus_t curandGenerateNormal(curandGenerator_t generator, float 
     cubind_mock_arg(&n, sizeof(size_t));
     cubind_mock_arg(&mean, sizeof(float));
     cubind_mock_arg(&stddev, sizeof(float));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -167,6 +194,9 @@ MOCK_API curandStatus_t curandGenerateNormalDouble(curandGenerator_t generator, 
     cubind_mock_arg(&n, sizeof(size_t));
     cubind_mock_arg(&mean, sizeof(double));
     cubind_mock_arg(&stddev, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -179,6 +209,9 @@ MOCK_API curandStatus_t curandGenerateLogNormal(curandGenerator_t generator, flo
     cubind_mock_arg(&n, sizeof(size_t));
     cubind_mock_arg(&mean, sizeof(float));
     cubind_mock_arg(&stddev, sizeof(float));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -191,6 +224,9 @@ MOCK_API curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t generato
     cubind_mock_arg(&n, sizeof(size_t));
     cubind_mock_arg(&mean, sizeof(double));
     cubind_mock_arg(&stddev, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -200,6 +236,9 @@ MOCK_API curandStatus_t curandCreatePoissonDistribution(double lambda, curandDis
     cubind_mock_begin("curandCreatePoissonDistribution", __builtin_return_address(0));
     cubind_mock_arg(&lambda, sizeof(double));
     cubind_mock_arg(&discrete_distribution, sizeof(curandDiscreteDistribution_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(discrete_distribution, sizeof *discrete_distribution);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -219,6 +258,9 @@ MOCK_API curandStatus_t curandGeneratePoisson(curandGenerator_t generator, unsig
     cubind_mock_arg(&outputPtr, sizeof(unsigned int *));
     cubind_mock_arg(&n, sizeof(size_t));
     cubind_mock_arg(&lambda, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -231,6 +273,9 @@ MOCK_API curandStatus_t curandGeneratePoissonMethod(curandGenerator_t generator,
     cubind_mock_arg(&n, sizeof(size_t));
     cubind_mock_arg(&lambda, sizeof(double));
     cubind_mock_arg(&method, sizeof(curandMethod_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -243,6 +288,9 @@ MOCK_API curandStatus_t curandGenerateBinomial(curandGenerator_t generator, unsi
     cubind_mock_arg(&num, sizeof(size_t));
     cubind_mock_arg(&n, sizeof(unsigned int));
     cubind_mock_arg(&p, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -256,6 +304,9 @@ MOCK_API curandStatus_t curandGenerateBinomialMethod(curandGenerator_t generator
     cubind_mock_arg(&n, sizeof(unsigned int));
     cubind_mock_arg(&p, sizeof(double));
     cubind_mock_arg(&method, sizeof(curandMethod_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(outputPtr, sizeof *outputPtr);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -273,6 +324,9 @@ MOCK_API curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t *
     cubind_mock_begin("curandGetDirectionVectors32", __builtin_return_address(0));
     cubind_mock_arg(&vectors, sizeof(curandDirectionVectors32_t **));
     cubind_mock_arg(&set, sizeof(curandDirectionVectorSet_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vectors, sizeof *vectors);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -281,6 +335,9 @@ MOCK_API curandStatus_t curandGetScrambleConstants32(unsigned int **constants)
 {
     cubind_mock_begin("curandGetScrambleConstants32", __builtin_return_address(0));
     cubind_mock_arg(&constants, sizeof(unsigned int **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(constants, sizeof *constants);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 
@@ -290,6 +347,9 @@ MOCK_API curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t *
     cubind_mock_begin("curandGetDirectionVectors64", __builtin_return_address(0));
     cubind_mock_arg(&vectors, sizeof(curandDirectionVectors64_t **));
     cubind_mock_arg(&set, sizeof(curandDirectionVectorSet_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vectors, sizeof *vectors);
+    }
     return (curandStatus_t)cubind_mock_status();
 }
 #endif
@@ -298,5 +358,8 @@ MOCK_API curandStatus_t curandGetScrambleConstants64(unsigned long long **consta
 {
     cubind_mock_begin("curandGetScrambleConstants64", __builtin_return_address(0));
     cubind_mock_arg(&constants, sizeof(unsigned long long **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(constants, sizeof *constants);
+    }
     return (curandStatus_t)cubind_mock_status();
 }

@@ -23,6 +23,9 @@ MOCK_API cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *val
     cubind_mock_begin("cusolverGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcusolver reports it (property) */
         return (cusolverStatus_t)cubind_mock_version((int)type, value);
@@ -35,6 +38,9 @@ MOCK_API cusolverStatus_t cusolverGetVersion(int *version)
 {
     cubind_mock_begin("cusolverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -43,6 +49,9 @@ MOCK_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
 {
     cubind_mock_begin("cusolverDnCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -69,6 +78,9 @@ MOCK_API cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStr
     cubind_mock_begin("cusolverDnGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(streamId, sizeof *streamId);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -137,6 +149,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *param
 {
     cubind_mock_begin("cusolverDnIRSParamsCreate", __builtin_return_address(0));
     cubind_mock_arg(&params_ptr, sizeof(cusolverDnIRSParams_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params_ptr, sizeof *params_ptr);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -227,6 +242,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t p
     cubind_mock_begin("cusolverDnIRSParamsGetMaxIters", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(maxiters, sizeof *maxiters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -259,6 +277,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_p
 {
     cubind_mock_begin("cusolverDnIRSInfosCreate", __builtin_return_address(0));
     cubind_mock_arg(&infos_ptr, sizeof(cusolverDnIRSInfos_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(infos_ptr, sizeof *infos_ptr);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -268,6 +289,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos
     cubind_mock_begin("cusolverDnIRSInfosGetNiters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(niters, sizeof *niters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -277,6 +301,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t 
     cubind_mock_begin("cusolverDnIRSInfosGetOuterNiters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&outer_niters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(outer_niters, sizeof *outer_niters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -294,6 +321,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfo
     cubind_mock_begin("cusolverDnIRSInfosGetResidualHistory", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&residual_history, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(residual_history, sizeof *residual_history);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -303,6 +333,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t inf
     cubind_mock_begin("cusolverDnIRSInfosGetMaxIters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(maxiters, sizeof *maxiters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -324,6 +357,14 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -345,6 +386,14 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -366,6 +415,14 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -387,6 +444,14 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -408,6 +473,14 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -429,6 +502,14 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -450,6 +531,14 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -471,6 +560,14 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -492,6 +589,14 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -513,6 +618,14 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -534,6 +647,14 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -555,6 +676,14 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -576,6 +705,14 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -597,6 +734,14 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -618,6 +763,14 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -639,6 +792,14 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -660,6 +821,14 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -681,6 +850,14 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -700,6 +877,13 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -719,6 +903,13 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -738,6 +929,13 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -757,6 +955,13 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -776,6 +981,13 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -795,6 +1007,13 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -814,6 +1033,13 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -833,6 +1059,13 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -852,6 +1085,13 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -871,6 +1111,13 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -890,6 +1137,13 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -909,6 +1163,13 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -928,6 +1189,13 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -947,6 +1215,13 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -966,6 +1241,13 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -985,6 +1267,13 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1004,6 +1293,13 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1023,6 +1319,13 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1044,6 +1347,13 @@ MOCK_API cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1065,6 +1375,13 @@ MOCK_API cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1086,6 +1403,13 @@ MOCK_API cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1107,6 +1431,13 @@ MOCK_API cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1128,6 +1459,13 @@ MOCK_API cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1149,6 +1487,13 @@ MOCK_API cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1170,6 +1515,13 @@ MOCK_API cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1191,6 +1543,13 @@ MOCK_API cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1212,6 +1571,13 @@ MOCK_API cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1233,6 +1599,13 @@ MOCK_API cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1254,6 +1627,13 @@ MOCK_API cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1275,6 +1655,13 @@ MOCK_API cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1296,6 +1683,13 @@ MOCK_API cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1317,6 +1711,13 @@ MOCK_API cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1338,6 +1739,13 @@ MOCK_API cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1359,6 +1767,13 @@ MOCK_API cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1380,6 +1795,13 @@ MOCK_API cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1401,6 +1823,13 @@ MOCK_API cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1420,6 +1849,12 @@ MOCK_API cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1439,6 +1874,12 @@ MOCK_API cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1458,6 +1899,12 @@ MOCK_API cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1477,6 +1924,12 @@ MOCK_API cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1496,6 +1949,12 @@ MOCK_API cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1515,6 +1974,12 @@ MOCK_API cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1534,6 +1999,12 @@ MOCK_API cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1553,6 +2024,12 @@ MOCK_API cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1572,6 +2049,12 @@ MOCK_API cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1591,6 +2074,12 @@ MOCK_API cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1610,6 +2099,12 @@ MOCK_API cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1629,6 +2124,12 @@ MOCK_API cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1648,6 +2149,12 @@ MOCK_API cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1667,6 +2174,12 @@ MOCK_API cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1686,6 +2199,12 @@ MOCK_API cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1705,6 +2224,12 @@ MOCK_API cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1724,6 +2249,12 @@ MOCK_API cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1743,6 +2274,12 @@ MOCK_API cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1765,6 +2302,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(niters, sizeof *niters);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1777,6 +2318,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1800,6 +2344,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(niters, sizeof *niters);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1813,6 +2361,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1826,6 +2377,10 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1839,6 +2394,10 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1852,6 +2411,10 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1865,6 +2428,10 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1880,6 +2447,11 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(float *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1895,6 +2467,11 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(double *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1910,6 +2487,11 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(cuComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1925,6 +2507,11 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1941,6 +2528,10 @@ MOCK_API cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1957,6 +2548,10 @@ MOCK_API cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1973,6 +2568,10 @@ MOCK_API cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1989,6 +2588,10 @@ MOCK_API cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2003,6 +2606,10 @@ MOCK_API cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2017,6 +2624,10 @@ MOCK_API cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2031,6 +2642,10 @@ MOCK_API cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2045,6 +2660,10 @@ MOCK_API cusolverStatus_t cusolverDnZpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2062,6 +2681,11 @@ MOCK_API cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2079,6 +2703,11 @@ MOCK_API cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2096,6 +2725,11 @@ MOCK_API cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2113,6 +2747,11 @@ MOCK_API cusolverStatus_t cusolverDnZpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2126,6 +2765,10 @@ MOCK_API cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2139,6 +2782,10 @@ MOCK_API cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2152,6 +2799,10 @@ MOCK_API cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2165,6 +2816,10 @@ MOCK_API cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2180,6 +2835,11 @@ MOCK_API cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2195,6 +2855,11 @@ MOCK_API cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2210,6 +2875,11 @@ MOCK_API cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2225,6 +2895,11 @@ MOCK_API cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2241,6 +2916,10 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2260,6 +2939,9 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2273,6 +2955,10 @@ MOCK_API cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2286,6 +2972,10 @@ MOCK_API cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2299,6 +2989,10 @@ MOCK_API cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2312,6 +3006,10 @@ MOCK_API cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2327,6 +3025,11 @@ MOCK_API cusolverStatus_t cusolverDnSlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2342,6 +3045,11 @@ MOCK_API cusolverStatus_t cusolverDnDlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2357,6 +3065,11 @@ MOCK_API cusolverStatus_t cusolverDnClauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2372,6 +3085,11 @@ MOCK_API cusolverStatus_t cusolverDnZlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2385,6 +3103,10 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2398,6 +3120,10 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2411,6 +3137,10 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2424,6 +3154,10 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2439,6 +3173,12 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(float *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2454,6 +3194,12 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(double *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2469,6 +3215,12 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuComplex *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2484,6 +3236,12 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2499,6 +3257,9 @@ MOCK_API cusolverStatus_t cusolverDnSlaswp(cusolverDnHandle_t handle, int n, flo
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2514,6 +3275,9 @@ MOCK_API cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, dou
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2529,6 +3293,9 @@ MOCK_API cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuC
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2544,6 +3311,9 @@ MOCK_API cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuD
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2561,6 +3331,10 @@ MOCK_API cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2578,6 +3352,10 @@ MOCK_API cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2595,6 +3373,10 @@ MOCK_API cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2612,6 +3394,10 @@ MOCK_API cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2625,6 +3411,10 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2638,6 +3428,10 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2651,6 +3445,10 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2664,6 +3462,10 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2680,6 +3482,12 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(float *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2696,6 +3504,12 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(double *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2712,6 +3526,12 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2728,6 +3548,12 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2743,6 +3569,9 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2758,6 +3587,9 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2773,6 +3605,9 @@ MOCK_API cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2788,6 +3623,9 @@ MOCK_API cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2805,6 +3643,11 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2822,6 +3665,11 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2839,6 +3687,11 @@ MOCK_API cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2856,6 +3709,11 @@ MOCK_API cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2875,6 +3733,9 @@ MOCK_API cusolverStatus_t cusolverDnSormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const float *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2894,6 +3755,9 @@ MOCK_API cusolverStatus_t cusolverDnDormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const double *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2913,6 +3777,9 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2932,6 +3799,9 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2953,6 +3823,11 @@ MOCK_API cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2974,6 +3849,11 @@ MOCK_API cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2995,6 +3875,11 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3016,6 +3901,11 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3028,6 +3918,10 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3040,6 +3934,10 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3052,6 +3950,10 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3064,6 +3966,10 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3080,6 +3986,12 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3096,6 +4008,12 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3112,6 +4030,12 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3128,6 +4052,12 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3148,6 +4078,10 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3171,6 +4105,9 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3185,6 +4122,10 @@ MOCK_API cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3199,6 +4140,10 @@ MOCK_API cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3213,6 +4158,10 @@ MOCK_API cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3227,6 +4176,10 @@ MOCK_API cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3243,6 +4196,11 @@ MOCK_API cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3259,6 +4217,11 @@ MOCK_API cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3275,6 +4238,11 @@ MOCK_API cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3291,6 +4259,11 @@ MOCK_API cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3302,6 +4275,9 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3313,6 +4289,9 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3324,6 +4303,9 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3335,6 +4317,9 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3354,6 +4339,15 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(float *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3373,6 +4367,15 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(double *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3392,6 +4395,15 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(cuComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3411,6 +4423,15 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3427,6 +4448,9 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3443,6 +4467,9 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3459,6 +4486,9 @@ MOCK_API cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3475,6 +4505,9 @@ MOCK_API cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3493,6 +4526,11 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3511,6 +4549,11 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3529,6 +4572,11 @@ MOCK_API cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3547,6 +4595,11 @@ MOCK_API cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3563,6 +4616,9 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const float *));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3579,6 +4635,9 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const double *));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3595,6 +4654,9 @@ MOCK_API cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const float *));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3611,6 +4673,9 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const double *));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3629,6 +4694,14 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3647,6 +4720,14 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3665,6 +4746,14 @@ MOCK_API cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3683,6 +4772,14 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3697,6 +4794,9 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3711,6 +4811,9 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3725,6 +4828,9 @@ MOCK_API cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3739,6 +4845,9 @@ MOCK_API cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3755,6 +4864,11 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3771,6 +4885,11 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3787,6 +4906,11 @@ MOCK_API cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3803,6 +4927,11 @@ MOCK_API cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3822,6 +4951,9 @@ MOCK_API cusolverStatus_t cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const float *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3841,6 +4973,9 @@ MOCK_API cusolverStatus_t cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const double *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3860,6 +4995,9 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3879,6 +5017,9 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3900,6 +5041,13 @@ MOCK_API cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3921,6 +5069,13 @@ MOCK_API cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3942,6 +5097,13 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3963,6 +5125,13 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3974,6 +5143,9 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3985,6 +5157,9 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3996,6 +5171,9 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4007,6 +5185,9 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4030,6 +5211,15 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4053,6 +5243,15 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4076,6 +5275,15 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4099,6 +5307,15 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4114,6 +5331,9 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4129,6 +5349,9 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4144,6 +5367,9 @@ MOCK_API cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4159,6 +5385,9 @@ MOCK_API cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4176,6 +5405,12 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4193,6 +5428,12 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4210,6 +5451,12 @@ MOCK_API cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4227,6 +5474,12 @@ MOCK_API cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4248,6 +5501,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4269,6 +5526,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4290,6 +5551,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4311,6 +5576,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4334,6 +5603,13 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4357,6 +5633,13 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4380,6 +5663,13 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4403,6 +5693,13 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4427,6 +5724,10 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4451,6 +5752,10 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4475,6 +5780,10 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4499,6 +5808,10 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4525,6 +5838,14 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4551,6 +5872,14 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4577,6 +5906,14 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4603,6 +5940,14 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4621,6 +5966,9 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4639,6 +5987,9 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4657,6 +6008,9 @@ MOCK_API cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4675,6 +6029,9 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4695,6 +6052,13 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4715,6 +6079,13 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4735,6 +6106,13 @@ MOCK_API cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4755,6 +6133,13 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4763,6 +6148,9 @@ MOCK_API cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)
 {
     cubind_mock_begin("cusolverDnCreateSyevjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(syevjInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4808,6 +6196,9 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle,
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(residual, sizeof *residual);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4818,6 +6209,9 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, s
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(executed_sweeps, sizeof *executed_sweeps);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4835,6 +6229,9 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4852,6 +6249,9 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4869,6 +6269,9 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4886,6 +6289,9 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4905,6 +6311,12 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4924,6 +6336,12 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4943,6 +6361,12 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4962,6 +6386,12 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4978,6 +6408,9 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4994,6 +6427,9 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5010,6 +6446,9 @@ MOCK_API cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5026,6 +6465,9 @@ MOCK_API cusolverStatus_t cusolverDnZheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5044,6 +6486,12 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5062,6 +6510,12 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5080,6 +6534,12 @@ MOCK_API cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5098,6 +6558,12 @@ MOCK_API cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5117,6 +6583,9 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5136,6 +6605,9 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5155,6 +6627,9 @@ MOCK_API cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5174,6 +6649,9 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5195,6 +6673,13 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5216,6 +6701,13 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5237,6 +6729,13 @@ MOCK_API cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5258,6 +6757,13 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5266,6 +6772,9 @@ MOCK_API cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)
 {
     cubind_mock_begin("cusolverDnCreateGesvdjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5311,6 +6820,9 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(residual, sizeof *residual);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5321,6 +6833,9 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, 
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(executed_sweeps, sizeof *executed_sweeps);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5342,6 +6857,9 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5363,6 +6881,9 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5384,6 +6905,9 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5405,6 +6929,9 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5428,6 +6955,14 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5451,6 +6986,14 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5474,6 +7017,14 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5497,6 +7048,14 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5518,6 +7077,9 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5539,6 +7101,9 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5560,6 +7125,9 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5581,6 +7149,9 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5604,6 +7175,14 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5627,6 +7206,14 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5650,6 +7237,14 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5673,6 +7268,14 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5698,6 +7301,9 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5723,6 +7329,9 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5748,6 +7357,9 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5773,6 +7385,9 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5801,6 +7416,14 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5829,6 +7452,14 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5857,6 +7488,14 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5885,6 +7524,14 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5893,6 +7540,9 @@ MOCK_API cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)
 {
     cubind_mock_begin("cusolverDnCreateParams", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params, sizeof *params);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5928,6 +7578,10 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5948,6 +7602,9 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5967,6 +7624,9 @@ MOCK_API cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&B, sizeof(void *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5986,6 +7646,10 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6008,6 +7672,9 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6025,6 +7692,10 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6046,6 +7717,10 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6066,6 +7741,9 @@ MOCK_API cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&B, sizeof(void *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6086,6 +7764,10 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6109,6 +7791,9 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6182,6 +7867,11 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(h_meig, sizeof *h_meig);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6211,6 +7901,10 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig64, sizeof *meig64);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6295,6 +7989,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6325,6 +8023,9 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6352,6 +8053,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6383,6 +8088,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_err_sigma, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_err_sigma, sizeof *h_err_sigma);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6413,6 +8122,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6446,6 +8159,9 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&d_info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6514,6 +8230,9 @@ MOCK_API cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)
 {
     cubind_mock_begin("cusolverDnLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(file, sizeof *file);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6553,6 +8272,9 @@ MOCK_API cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)
 {
     cubind_mock_begin("cusolverSpCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6579,6 +8301,9 @@ MOCK_API cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStr
     cubind_mock_begin("cusolverSpGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(streamId, sizeof *streamId);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6594,6 +8319,9 @@ MOCK_API cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&csrEndPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&issym, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(issym, sizeof *issym);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6613,6 +8341,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6632,6 +8364,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6651,6 +8387,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6670,6 +8410,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6689,6 +8433,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6708,6 +8456,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6727,6 +8479,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6746,6 +8502,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6765,6 +8525,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6784,6 +8548,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6803,6 +8571,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6822,6 +8594,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6841,6 +8617,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6860,6 +8640,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6879,6 +8663,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6898,6 +8686,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6917,6 +8709,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6936,6 +8732,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6955,6 +8755,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6974,6 +8778,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6995,6 +8803,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7016,6 +8830,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7037,6 +8857,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7058,6 +8884,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7078,6 +8910,10 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7098,6 +8934,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7118,6 +8958,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7138,6 +8982,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7158,6 +9006,10 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(float));
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7178,6 +9030,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(double));
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7198,6 +9054,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(float));
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7218,6 +9078,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(double));
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7235,6 +9099,9 @@ MOCK_API cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7252,6 +9119,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7269,6 +9139,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7286,6 +9159,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7300,6 +9176,9 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(p, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7314,6 +9193,9 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(p, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7328,6 +9210,9 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(p, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7343,6 +9228,9 @@ MOCK_API cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&options, sizeof(const int64_t *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(p, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7359,6 +9247,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7375,6 +9267,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7391,6 +9287,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7407,6 +9307,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7424,6 +9328,9 @@ MOCK_API cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t h
     cubind_mock_arg(&p, sizeof(const int *));
     cubind_mock_arg(&q, sizeof(const int *));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7442,6 +9349,11 @@ MOCK_API cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&q, sizeof(const int *));
     cubind_mock_arg(&map, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(map, sizeof *map);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7450,6 +9362,9 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrqrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7492,6 +9407,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7511,6 +9430,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7530,6 +9453,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7549,6 +9476,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7569,6 +9500,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7589,6 +9523,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7609,6 +9546,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7629,6 +9569,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7637,6 +9580,9 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrluInfoHost(csrluInfoHost_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrluInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7676,6 +9622,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7693,6 +9643,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7710,6 +9664,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7727,6 +9685,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7806,6 +9768,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7817,6 +9782,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7828,6 +9796,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7839,6 +9810,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7852,6 +9826,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7865,6 +9842,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7878,6 +9858,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7891,6 +9874,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7902,6 +9888,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrluNnzHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&nnzLRef, sizeof(int *));
     cubind_mock_arg(&nnzURef, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzLRef, sizeof *nnzLRef);
+        cubind_mock_zero(nnzURef, sizeof *nnzURef);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7922,6 +9912,16 @@ MOCK_API cusolverStatus_t cusolverSpScsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7942,6 +9942,16 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7962,6 +9972,16 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7982,6 +10002,16 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7990,6 +10020,9 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfoHost(csrqrInfoHost_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrqrInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8031,6 +10064,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8049,6 +10086,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8067,6 +10108,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8085,6 +10130,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8168,6 +10217,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8183,6 +10236,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8198,6 +10255,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8213,6 +10274,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8224,6 +10289,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8235,6 +10303,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8246,6 +10317,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8257,6 +10331,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8271,6 +10348,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8285,6 +10366,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8299,6 +10384,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8313,6 +10402,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8346,6 +10439,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8364,6 +10461,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8382,6 +10483,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8400,6 +10505,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8483,6 +10592,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8498,6 +10611,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8513,6 +10630,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8528,6 +10649,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8539,6 +10664,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8550,6 +10678,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8561,6 +10692,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8572,6 +10706,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8586,6 +10723,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8600,6 +10741,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8614,6 +10759,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8628,6 +10777,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8636,6 +10789,9 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfoHost(csrcholInfoHost_t *inf
 {
     cubind_mock_begin("cusolverSpCreateCsrcholInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8675,6 +10831,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8692,6 +10852,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8709,6 +10873,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8726,6 +10894,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8801,6 +10973,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8812,6 +10987,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8823,6 +11001,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8834,6 +11015,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8847,6 +11031,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8860,6 +11047,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8873,6 +11063,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8886,6 +11079,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8894,6 +11090,9 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfo(csrcholInfo_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrcholInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8933,6 +11132,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8950,6 +11153,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8967,6 +11174,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8984,6 +11195,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9059,6 +11274,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9070,6 +11288,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9081,6 +11302,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9092,6 +11316,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9105,6 +11332,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9118,6 +11348,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9131,6 +11364,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9144,6 +11380,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9154,6 +11393,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(diag, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9164,6 +11406,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(diag, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9174,6 +11419,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(diag, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9184,6 +11432,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(diag, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9192,6 +11443,9 @@ MOCK_API cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)
 {
     cubind_mock_begin("cusolverRfCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9210,6 +11464,10 @@ MOCK_API cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, c
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&format, sizeof(cusolverRfMatrixFormat_t *));
     cubind_mock_arg(&diag, sizeof(cusolverRfUnitDiagonal_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(format, sizeof *format);
+        cubind_mock_zero(diag, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9240,6 +11498,10 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t hand
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&zero, sizeof(double *));
     cubind_mock_arg(&boost, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(zero, sizeof *zero);
+        cubind_mock_zero(boost, sizeof *boost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9249,6 +11511,9 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t han
     cubind_mock_begin("cusolverRfGetNumericBoostReport", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&report, sizeof(cusolverRfNumericBoostReport_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(report, sizeof *report);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9269,6 +11534,10 @@ MOCK_API cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverR
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&factAlg, sizeof(cusolverRfFactorization_t *));
     cubind_mock_arg(&solveAlg, sizeof(cusolverRfTriangularSolve_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(factAlg, sizeof *factAlg);
+        cubind_mock_zero(solveAlg, sizeof *solveAlg);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9278,6 +11547,9 @@ MOCK_API cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t ha
     cubind_mock_begin("cusolverRfGetResetValuesFastMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&fastMode, sizeof(cusolverRfResetValuesFastMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(fastMode, sizeof *fastMode);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9310,6 +11582,19 @@ MOCK_API cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA
     cubind_mock_arg(&h_P, sizeof(int *));
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(h_csrRowPtrA, sizeof *h_csrRowPtrA);
+        cubind_mock_zero(h_csrColIndA, sizeof *h_csrColIndA);
+        cubind_mock_zero(h_csrValA, sizeof *h_csrValA);
+        cubind_mock_zero(h_csrRowPtrL, sizeof *h_csrRowPtrL);
+        cubind_mock_zero(h_csrColIndL, sizeof *h_csrColIndL);
+        cubind_mock_zero(h_csrValL, sizeof *h_csrValL);
+        cubind_mock_zero(h_csrRowPtrU, sizeof *h_csrRowPtrU);
+        cubind_mock_zero(h_csrColIndU, sizeof *h_csrColIndU);
+        cubind_mock_zero(h_csrValU, sizeof *h_csrValU);
+        cubind_mock_zero(h_P, sizeof *h_P);
+        cubind_mock_zero(h_Q, sizeof *h_Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9333,6 +11618,19 @@ MOCK_API cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(csrValA, sizeof *csrValA);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9348,6 +11646,13 @@ MOCK_API cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(csrValA, sizeof *csrValA);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9376,6 +11681,12 @@ MOCK_API cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_
     cubind_mock_arg(&Mp, sizeof(int **));
     cubind_mock_arg(&Mi, sizeof(int **));
     cubind_mock_arg(&Mx, sizeof(double **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzM, sizeof *nnzM);
+        cubind_mock_zero(Mp, sizeof *Mp);
+        cubind_mock_zero(Mi, sizeof *Mi);
+        cubind_mock_zero(Mx, sizeof *Mx);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9388,6 +11699,12 @@ MOCK_API cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t
     cubind_mock_arg(&h_Mp, sizeof(int **));
     cubind_mock_arg(&h_Mi, sizeof(int **));
     cubind_mock_arg(&h_Mx, sizeof(double **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(h_nnzM, sizeof *h_nnzM);
+        cubind_mock_zero(h_Mp, sizeof *h_Mp);
+        cubind_mock_zero(h_Mi, sizeof *h_Mi);
+        cubind_mock_zero(h_Mx, sizeof *h_Mx);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9404,6 +11721,16 @@ MOCK_API cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t h
     cubind_mock_arg(&h_csrRowPtrU, sizeof(int **));
     cubind_mock_arg(&h_csrColIndU, sizeof(int **));
     cubind_mock_arg(&h_csrValU, sizeof(double **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(h_nnzL, sizeof *h_nnzL);
+        cubind_mock_zero(h_csrRowPtrL, sizeof *h_csrRowPtrL);
+        cubind_mock_zero(h_csrColIndL, sizeof *h_csrColIndL);
+        cubind_mock_zero(h_csrValL, sizeof *h_csrValL);
+        cubind_mock_zero(h_nnzU, sizeof *h_nnzU);
+        cubind_mock_zero(h_csrRowPtrU, sizeof *h_csrRowPtrU);
+        cubind_mock_zero(h_csrColIndU, sizeof *h_csrColIndU);
+        cubind_mock_zero(h_csrValU, sizeof *h_csrValU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9419,6 +11746,12 @@ MOCK_API cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int
     cubind_mock_arg(&ldt, sizeof(int));
     cubind_mock_arg(&XF, sizeof(double *));
     cubind_mock_arg(&ldxf, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(Temp, sizeof *Temp);
+        cubind_mock_zero(XF, sizeof *XF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9443,6 +11776,19 @@ MOCK_API cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnz
     cubind_mock_arg(&h_P, sizeof(int *));
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(h_csrRowPtrA, sizeof *h_csrRowPtrA);
+        cubind_mock_zero(h_csrColIndA, sizeof *h_csrColIndA);
+        cubind_mock_zero(h_csrValA_array, sizeof *h_csrValA_array);
+        cubind_mock_zero(h_csrRowPtrL, sizeof *h_csrRowPtrL);
+        cubind_mock_zero(h_csrColIndL, sizeof *h_csrColIndL);
+        cubind_mock_zero(h_csrValL, sizeof *h_csrValL);
+        cubind_mock_zero(h_csrRowPtrU, sizeof *h_csrRowPtrU);
+        cubind_mock_zero(h_csrColIndU, sizeof *h_csrColIndU);
+        cubind_mock_zero(h_csrValU, sizeof *h_csrValU);
+        cubind_mock_zero(h_P, sizeof *h_P);
+        cubind_mock_zero(h_Q, sizeof *h_Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9459,6 +11805,13 @@ MOCK_API cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(csrValA_array, sizeof *csrValA_array);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9490,6 +11843,12 @@ MOCK_API cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P
     cubind_mock_arg(&ldt, sizeof(int));
     cubind_mock_arg(&XF_array, sizeof(double **));
     cubind_mock_arg(&ldxf, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(Temp, sizeof *Temp);
+        cubind_mock_zero(XF_array, sizeof *XF_array);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9499,5 +11858,8 @@ MOCK_API cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, in
     cubind_mock_begin("cusolverRfBatchZeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }

@@ -23,6 +23,9 @@ MOCK_API cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int *val
     cubind_mock_begin("cusolverGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcusolver reports it (property) */
         return (cusolverStatus_t)cubind_mock_version((int)type, value);
@@ -35,6 +38,9 @@ MOCK_API cusolverStatus_t cusolverGetVersion(int *version)
 {
     cubind_mock_begin("cusolverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -43,6 +49,9 @@ MOCK_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *handle)
 {
     cubind_mock_begin("cusolverDnCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -69,6 +78,9 @@ MOCK_API cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStr
     cubind_mock_begin("cusolverDnGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(streamId, sizeof *streamId);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -87,6 +99,9 @@ MOCK_API cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t hand
     cubind_mock_begin("cusolverDnGetDeterministicMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&mode, sizeof(cusolverDeterministicMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -135,6 +150,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsCreate(cusolverDnIRSParams_t *param
 {
     cubind_mock_begin("cusolverDnIRSParamsCreate", __builtin_return_address(0));
     cubind_mock_arg(&params_ptr, sizeof(cusolverDnIRSParams_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params_ptr, sizeof *params_ptr);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -225,6 +243,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSParamsGetMaxIters(cusolverDnIRSParams_t p
     cubind_mock_begin("cusolverDnIRSParamsGetMaxIters", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnIRSParams_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(maxiters, sizeof *maxiters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -257,6 +278,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosCreate(cusolverDnIRSInfos_t *infos_p
 {
     cubind_mock_begin("cusolverDnIRSInfosCreate", __builtin_return_address(0));
     cubind_mock_arg(&infos_ptr, sizeof(cusolverDnIRSInfos_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(infos_ptr, sizeof *infos_ptr);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -266,6 +290,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetNiters(cusolverDnIRSInfos_t infos
     cubind_mock_begin("cusolverDnIRSInfosGetNiters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(niters, sizeof *niters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -275,6 +302,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetOuterNiters(cusolverDnIRSInfos_t 
     cubind_mock_begin("cusolverDnIRSInfosGetOuterNiters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&outer_niters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(outer_niters, sizeof *outer_niters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -292,6 +322,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(cusolverDnIRSInfo
     cubind_mock_begin("cusolverDnIRSInfosGetResidualHistory", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&residual_history, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(residual_history, sizeof *residual_history);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -301,6 +334,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSInfosGetMaxIters(cusolverDnIRSInfos_t inf
     cubind_mock_begin("cusolverDnIRSInfosGetMaxIters", __builtin_return_address(0));
     cubind_mock_arg(&infos, sizeof(cusolverDnIRSInfos_t));
     cubind_mock_arg(&maxiters, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(maxiters, sizeof *maxiters);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -322,6 +358,14 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -343,6 +387,14 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -364,6 +416,14 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -385,6 +445,14 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -406,6 +474,14 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -427,6 +503,14 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -448,6 +532,14 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -469,6 +561,14 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -490,6 +590,14 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -511,6 +619,14 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -532,6 +648,14 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -553,6 +677,14 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -574,6 +706,14 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -595,6 +735,14 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -616,6 +764,14 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -637,6 +793,14 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -658,6 +822,14 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -679,6 +851,14 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -698,6 +878,13 @@ MOCK_API cusolverStatus_t cusolverDnZZgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -717,6 +904,13 @@ MOCK_API cusolverStatus_t cusolverDnZCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -736,6 +930,13 @@ MOCK_API cusolverStatus_t cusolverDnZKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -755,6 +956,13 @@ MOCK_API cusolverStatus_t cusolverDnZEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -774,6 +982,13 @@ MOCK_API cusolverStatus_t cusolverDnZYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -793,6 +1008,13 @@ MOCK_API cusolverStatus_t cusolverDnCCgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -812,6 +1034,13 @@ MOCK_API cusolverStatus_t cusolverDnCKgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -831,6 +1060,13 @@ MOCK_API cusolverStatus_t cusolverDnCEgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -850,6 +1086,13 @@ MOCK_API cusolverStatus_t cusolverDnCYgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -869,6 +1112,13 @@ MOCK_API cusolverStatus_t cusolverDnDDgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -888,6 +1138,13 @@ MOCK_API cusolverStatus_t cusolverDnDSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -907,6 +1164,13 @@ MOCK_API cusolverStatus_t cusolverDnDHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -926,6 +1190,13 @@ MOCK_API cusolverStatus_t cusolverDnDBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -945,6 +1216,13 @@ MOCK_API cusolverStatus_t cusolverDnDXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -964,6 +1242,13 @@ MOCK_API cusolverStatus_t cusolverDnSSgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -983,6 +1268,13 @@ MOCK_API cusolverStatus_t cusolverDnSHgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1002,6 +1294,13 @@ MOCK_API cusolverStatus_t cusolverDnSBgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1021,6 +1320,13 @@ MOCK_API cusolverStatus_t cusolverDnSXgesv_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dipiv, sizeof *dipiv);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1042,6 +1348,13 @@ MOCK_API cusolverStatus_t cusolverDnZZgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1063,6 +1376,13 @@ MOCK_API cusolverStatus_t cusolverDnZCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1084,6 +1404,13 @@ MOCK_API cusolverStatus_t cusolverDnZKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1105,6 +1432,13 @@ MOCK_API cusolverStatus_t cusolverDnZEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1126,6 +1460,13 @@ MOCK_API cusolverStatus_t cusolverDnZYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1147,6 +1488,13 @@ MOCK_API cusolverStatus_t cusolverDnCCgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1168,6 +1516,13 @@ MOCK_API cusolverStatus_t cusolverDnCKgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1189,6 +1544,13 @@ MOCK_API cusolverStatus_t cusolverDnCEgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1210,6 +1572,13 @@ MOCK_API cusolverStatus_t cusolverDnCYgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1231,6 +1600,13 @@ MOCK_API cusolverStatus_t cusolverDnDDgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1252,6 +1628,13 @@ MOCK_API cusolverStatus_t cusolverDnDSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1273,6 +1656,13 @@ MOCK_API cusolverStatus_t cusolverDnDHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1294,6 +1684,13 @@ MOCK_API cusolverStatus_t cusolverDnDBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1315,6 +1712,13 @@ MOCK_API cusolverStatus_t cusolverDnDXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1336,6 +1740,13 @@ MOCK_API cusolverStatus_t cusolverDnSSgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1357,6 +1768,13 @@ MOCK_API cusolverStatus_t cusolverDnSHgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1378,6 +1796,13 @@ MOCK_API cusolverStatus_t cusolverDnSBgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1399,6 +1824,13 @@ MOCK_API cusolverStatus_t cusolverDnSXgels(cusolverDnHandle_t handle, cusolver_i
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&iter, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(iter, sizeof *iter);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1418,6 +1850,12 @@ MOCK_API cusolverStatus_t cusolverDnZZgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1437,6 +1875,12 @@ MOCK_API cusolverStatus_t cusolverDnZCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1456,6 +1900,12 @@ MOCK_API cusolverStatus_t cusolverDnZKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1475,6 +1925,12 @@ MOCK_API cusolverStatus_t cusolverDnZEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1494,6 +1950,12 @@ MOCK_API cusolverStatus_t cusolverDnZYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1513,6 +1975,12 @@ MOCK_API cusolverStatus_t cusolverDnCCgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1532,6 +2000,12 @@ MOCK_API cusolverStatus_t cusolverDnCKgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1551,6 +2025,12 @@ MOCK_API cusolverStatus_t cusolverDnCEgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1570,6 +2050,12 @@ MOCK_API cusolverStatus_t cusolverDnCYgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1589,6 +2075,12 @@ MOCK_API cusolverStatus_t cusolverDnDDgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1608,6 +2100,12 @@ MOCK_API cusolverStatus_t cusolverDnDSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1627,6 +2125,12 @@ MOCK_API cusolverStatus_t cusolverDnDHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1646,6 +2150,12 @@ MOCK_API cusolverStatus_t cusolverDnDBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1665,6 +2175,12 @@ MOCK_API cusolverStatus_t cusolverDnDXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1684,6 +2200,12 @@ MOCK_API cusolverStatus_t cusolverDnSSgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1703,6 +2225,12 @@ MOCK_API cusolverStatus_t cusolverDnSHgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1722,6 +2250,12 @@ MOCK_API cusolverStatus_t cusolverDnSBgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1741,6 +2275,12 @@ MOCK_API cusolverStatus_t cusolverDnSXgels_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lddx, sizeof(cusolver_int_t));
     cubind_mock_arg(&dWorkspace, sizeof(void *));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dA, sizeof *dA);
+        cubind_mock_zero(dB, sizeof *dB);
+        cubind_mock_zero(dX, sizeof *dX);
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1763,6 +2303,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(niters, sizeof *niters);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1775,6 +2319,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1798,6 +2345,10 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t handle, cusolver
     cubind_mock_arg(&lwork_bytes, sizeof(size_t));
     cubind_mock_arg(&niters, sizeof(cusolver_int_t *));
     cubind_mock_arg(&d_info, sizeof(cusolver_int_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(niters, sizeof *niters);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1811,6 +2362,9 @@ MOCK_API cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t handl
     cubind_mock_arg(&n, sizeof(cusolver_int_t));
     cubind_mock_arg(&nrhs, sizeof(cusolver_int_t));
     cubind_mock_arg(&lwork_bytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork_bytes, sizeof *lwork_bytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1824,6 +2378,10 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1837,6 +2395,10 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1850,6 +2412,10 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1863,6 +2429,10 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1878,6 +2448,11 @@ MOCK_API cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(float *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1893,6 +2468,11 @@ MOCK_API cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(double *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1908,6 +2488,11 @@ MOCK_API cusolverStatus_t cusolverDnCpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(cuComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1923,6 +2508,11 @@ MOCK_API cusolverStatus_t cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&Workspace, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1939,6 +2529,10 @@ MOCK_API cusolverStatus_t cusolverDnSpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1955,6 +2549,10 @@ MOCK_API cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -1971,6 +2569,10 @@ MOCK_API cusolverStatus_t cusolverDnCpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -1987,6 +2589,10 @@ MOCK_API cusolverStatus_t cusolverDnZpotrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2001,6 +2607,10 @@ MOCK_API cusolverStatus_t cusolverDnSpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2015,6 +2625,10 @@ MOCK_API cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2029,6 +2643,10 @@ MOCK_API cusolverStatus_t cusolverDnCpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2043,6 +2661,10 @@ MOCK_API cusolverStatus_t cusolverDnZpotrfBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&infoArray, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Aarray, sizeof *Aarray);
+        cubind_mock_zero(infoArray, sizeof *infoArray);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2060,6 +2682,11 @@ MOCK_API cusolverStatus_t cusolverDnSpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2077,6 +2704,11 @@ MOCK_API cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2094,6 +2726,11 @@ MOCK_API cusolverStatus_t cusolverDnCpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2111,6 +2748,11 @@ MOCK_API cusolverStatus_t cusolverDnZpotrsBatched(cusolverDnHandle_t handle, cub
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2124,6 +2766,10 @@ MOCK_API cusolverStatus_t cusolverDnSpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2137,6 +2783,10 @@ MOCK_API cusolverStatus_t cusolverDnDpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2150,6 +2800,10 @@ MOCK_API cusolverStatus_t cusolverDnCpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2163,6 +2817,10 @@ MOCK_API cusolverStatus_t cusolverDnZpotri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2178,6 +2836,11 @@ MOCK_API cusolverStatus_t cusolverDnSpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2193,6 +2856,11 @@ MOCK_API cusolverStatus_t cusolverDnDpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2208,6 +2876,11 @@ MOCK_API cusolverStatus_t cusolverDnCpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2223,6 +2896,11 @@ MOCK_API cusolverStatus_t cusolverDnZpotri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2239,6 +2917,10 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int64_t));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2258,6 +2940,9 @@ MOCK_API cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2271,6 +2956,10 @@ MOCK_API cusolverStatus_t cusolverDnSlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2284,6 +2973,10 @@ MOCK_API cusolverStatus_t cusolverDnDlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2297,6 +2990,10 @@ MOCK_API cusolverStatus_t cusolverDnClauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2310,6 +3007,10 @@ MOCK_API cusolverStatus_t cusolverDnZlauum_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2325,6 +3026,11 @@ MOCK_API cusolverStatus_t cusolverDnSlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2340,6 +3046,11 @@ MOCK_API cusolverStatus_t cusolverDnDlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2355,6 +3066,11 @@ MOCK_API cusolverStatus_t cusolverDnClauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2370,6 +3086,11 @@ MOCK_API cusolverStatus_t cusolverDnZlauum(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2383,6 +3104,10 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2396,6 +3121,10 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2409,6 +3138,10 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2422,6 +3155,10 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2437,6 +3174,12 @@ MOCK_API cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(float *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2452,6 +3195,12 @@ MOCK_API cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(double *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2467,6 +3216,12 @@ MOCK_API cusolverStatus_t cusolverDnCgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuComplex *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2482,6 +3237,12 @@ MOCK_API cusolverStatus_t cusolverDnZgetrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&devIpiv, sizeof(int *));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devIpiv, sizeof *devIpiv);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2497,6 +3258,9 @@ MOCK_API cusolverStatus_t cusolverDnSlaswp(cusolverDnHandle_t handle, int n, flo
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2512,6 +3276,9 @@ MOCK_API cusolverStatus_t cusolverDnDlaswp(cusolverDnHandle_t handle, int n, dou
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2527,6 +3294,9 @@ MOCK_API cusolverStatus_t cusolverDnClaswp(cusolverDnHandle_t handle, int n, cuC
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2542,6 +3312,9 @@ MOCK_API cusolverStatus_t cusolverDnZlaswp(cusolverDnHandle_t handle, int n, cuD
     cubind_mock_arg(&k2, sizeof(int));
     cubind_mock_arg(&devIpiv, sizeof(const int *));
     cubind_mock_arg(&incx, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2559,6 +3332,10 @@ MOCK_API cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2576,6 +3353,10 @@ MOCK_API cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2593,6 +3374,10 @@ MOCK_API cusolverStatus_t cusolverDnCgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2610,6 +3395,10 @@ MOCK_API cusolverStatus_t cusolverDnZgetrs(cusolverDnHandle_t handle, cublasOper
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2623,6 +3412,10 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2636,6 +3429,10 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2649,6 +3446,10 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2662,6 +3463,10 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2678,6 +3483,12 @@ MOCK_API cusolverStatus_t cusolverDnSgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(float *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2694,6 +3505,12 @@ MOCK_API cusolverStatus_t cusolverDnDgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(double *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2710,6 +3527,12 @@ MOCK_API cusolverStatus_t cusolverDnCgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2726,6 +3549,12 @@ MOCK_API cusolverStatus_t cusolverDnZgeqrf(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Workspace, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(TAU, sizeof *TAU);
+        cubind_mock_zero(Workspace, sizeof *Workspace);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2741,6 +3570,9 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2756,6 +3588,9 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2771,6 +3606,9 @@ MOCK_API cusolverStatus_t cusolverDnCungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2786,6 +3624,9 @@ MOCK_API cusolverStatus_t cusolverDnZungqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2803,6 +3644,11 @@ MOCK_API cusolverStatus_t cusolverDnSorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2820,6 +3666,11 @@ MOCK_API cusolverStatus_t cusolverDnDorgqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2837,6 +3688,11 @@ MOCK_API cusolverStatus_t cusolverDnCungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2854,6 +3710,11 @@ MOCK_API cusolverStatus_t cusolverDnZungqr(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2873,6 +3734,9 @@ MOCK_API cusolverStatus_t cusolverDnSormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const float *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2892,6 +3756,9 @@ MOCK_API cusolverStatus_t cusolverDnDormqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const double *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2911,6 +3778,9 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2930,6 +3800,9 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2951,6 +3824,11 @@ MOCK_API cusolverStatus_t cusolverDnSormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -2972,6 +3850,11 @@ MOCK_API cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -2993,6 +3876,11 @@ MOCK_API cusolverStatus_t cusolverDnCunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3014,6 +3902,11 @@ MOCK_API cusolverStatus_t cusolverDnZunmqr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3026,6 +3919,10 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(float *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3038,6 +3935,10 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(double *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3050,6 +3951,10 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3062,6 +3967,10 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&A, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3078,6 +3987,12 @@ MOCK_API cusolverStatus_t cusolverDnSsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3094,6 +4009,12 @@ MOCK_API cusolverStatus_t cusolverDnDsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3110,6 +4031,12 @@ MOCK_API cusolverStatus_t cusolverDnCsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3126,6 +4053,12 @@ MOCK_API cusolverStatus_t cusolverDnZsytrf(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3146,6 +4079,10 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3169,6 +4106,9 @@ MOCK_API cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3183,6 +4123,10 @@ MOCK_API cusolverStatus_t cusolverDnSsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3197,6 +4141,10 @@ MOCK_API cusolverStatus_t cusolverDnDsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3211,6 +4159,10 @@ MOCK_API cusolverStatus_t cusolverDnCsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3225,6 +4177,10 @@ MOCK_API cusolverStatus_t cusolverDnZsytri_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&ipiv, sizeof(const int *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3241,6 +4197,11 @@ MOCK_API cusolverStatus_t cusolverDnSsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3257,6 +4218,11 @@ MOCK_API cusolverStatus_t cusolverDnDsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3273,6 +4239,11 @@ MOCK_API cusolverStatus_t cusolverDnCsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3289,6 +4260,11 @@ MOCK_API cusolverStatus_t cusolverDnZsytri(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3300,6 +4276,9 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3311,6 +4290,9 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3322,6 +4304,9 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3333,6 +4318,9 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&Lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(Lwork, sizeof *Lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3352,6 +4340,15 @@ MOCK_API cusolverStatus_t cusolverDnSgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(float *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3371,6 +4368,15 @@ MOCK_API cusolverStatus_t cusolverDnDgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(double *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3390,6 +4396,15 @@ MOCK_API cusolverStatus_t cusolverDnCgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(cuComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3409,6 +4424,15 @@ MOCK_API cusolverStatus_t cusolverDnZgebrd(cusolverDnHandle_t handle, int m, int
     cubind_mock_arg(&Work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&Lwork, sizeof(int));
     cubind_mock_arg(&devInfo, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(D, sizeof *D);
+        cubind_mock_zero(E, sizeof *E);
+        cubind_mock_zero(TAUQ, sizeof *TAUQ);
+        cubind_mock_zero(TAUP, sizeof *TAUP);
+        cubind_mock_zero(Work, sizeof *Work);
+        cubind_mock_zero(devInfo, sizeof *devInfo);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3425,6 +4449,9 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3441,6 +4468,9 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3457,6 +4487,9 @@ MOCK_API cusolverStatus_t cusolverDnCungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3473,6 +4506,9 @@ MOCK_API cusolverStatus_t cusolverDnZungbr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3491,6 +4527,11 @@ MOCK_API cusolverStatus_t cusolverDnSorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3509,6 +4550,11 @@ MOCK_API cusolverStatus_t cusolverDnDorgbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3527,6 +4573,11 @@ MOCK_API cusolverStatus_t cusolverDnCungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3545,6 +4596,11 @@ MOCK_API cusolverStatus_t cusolverDnZungbr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3561,6 +4617,9 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const float *));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3577,6 +4636,9 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const double *));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3593,6 +4655,9 @@ MOCK_API cusolverStatus_t cusolverDnChetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const float *));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3609,6 +4674,9 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&e, sizeof(const double *));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3627,6 +4695,14 @@ MOCK_API cusolverStatus_t cusolverDnSsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3645,6 +4721,14 @@ MOCK_API cusolverStatus_t cusolverDnDsytrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3663,6 +4747,14 @@ MOCK_API cusolverStatus_t cusolverDnChetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3681,6 +4773,14 @@ MOCK_API cusolverStatus_t cusolverDnZhetrd(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(e, sizeof *e);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3695,6 +4795,9 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3709,6 +4812,9 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3723,6 +4829,9 @@ MOCK_API cusolverStatus_t cusolverDnCungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3737,6 +4846,9 @@ MOCK_API cusolverStatus_t cusolverDnZungtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&tau, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3753,6 +4865,11 @@ MOCK_API cusolverStatus_t cusolverDnSorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3769,6 +4886,11 @@ MOCK_API cusolverStatus_t cusolverDnDorgtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3785,6 +4907,11 @@ MOCK_API cusolverStatus_t cusolverDnCungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3801,6 +4928,11 @@ MOCK_API cusolverStatus_t cusolverDnZungtr(cusolverDnHandle_t handle, cublasFill
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3820,6 +4952,9 @@ MOCK_API cusolverStatus_t cusolverDnSormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const float *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3839,6 +4974,9 @@ MOCK_API cusolverStatus_t cusolverDnDormtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const double *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3858,6 +4996,9 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3877,6 +5018,9 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&C, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3898,6 +5042,13 @@ MOCK_API cusolverStatus_t cusolverDnSormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3919,6 +5070,13 @@ MOCK_API cusolverStatus_t cusolverDnDormtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3940,6 +5098,13 @@ MOCK_API cusolverStatus_t cusolverDnCunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3961,6 +5126,13 @@ MOCK_API cusolverStatus_t cusolverDnZunmtr(cusolverDnHandle_t handle, cublasSide
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(tau, sizeof *tau);
+        cubind_mock_zero(C, sizeof *C);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3972,6 +5144,9 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -3983,6 +5158,9 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -3994,6 +5172,9 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4005,6 +5186,9 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4028,6 +5212,15 @@ MOCK_API cusolverStatus_t cusolverDnSgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4051,6 +5244,15 @@ MOCK_API cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4074,6 +5276,15 @@ MOCK_API cusolverStatus_t cusolverDnCgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(float *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4097,6 +5308,15 @@ MOCK_API cusolverStatus_t cusolverDnZgesvd(cusolverDnHandle_t handle, signed cha
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&rwork, sizeof(double *));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(VT, sizeof *VT);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(rwork, sizeof *rwork);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4112,6 +5332,9 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4127,6 +5350,9 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4142,6 +5368,9 @@ MOCK_API cusolverStatus_t cusolverDnCheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4157,6 +5386,9 @@ MOCK_API cusolverStatus_t cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4174,6 +5406,12 @@ MOCK_API cusolverStatus_t cusolverDnSsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4191,6 +5429,12 @@ MOCK_API cusolverStatus_t cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4208,6 +5452,12 @@ MOCK_API cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4225,6 +5475,12 @@ MOCK_API cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4246,6 +5502,10 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4267,6 +5527,10 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4288,6 +5552,10 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4309,6 +5577,10 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4332,6 +5604,13 @@ MOCK_API cusolverStatus_t cusolverDnSsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4355,6 +5634,13 @@ MOCK_API cusolverStatus_t cusolverDnDsyevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4378,6 +5664,13 @@ MOCK_API cusolverStatus_t cusolverDnCheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4401,6 +5694,13 @@ MOCK_API cusolverStatus_t cusolverDnZheevdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4425,6 +5725,10 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4449,6 +5753,10 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4473,6 +5781,10 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4497,6 +5809,10 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&meig, sizeof(int *));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4523,6 +5839,14 @@ MOCK_API cusolverStatus_t cusolverDnSsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4549,6 +5873,14 @@ MOCK_API cusolverStatus_t cusolverDnDsygvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4575,6 +5907,14 @@ MOCK_API cusolverStatus_t cusolverDnChegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4601,6 +5941,14 @@ MOCK_API cusolverStatus_t cusolverDnZhegvdx(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(meig, sizeof *meig);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4619,6 +5967,9 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4637,6 +5988,9 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4655,6 +6009,9 @@ MOCK_API cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4673,6 +6030,9 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4693,6 +6053,13 @@ MOCK_API cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(float *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4713,6 +6080,13 @@ MOCK_API cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(double *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4733,6 +6107,13 @@ MOCK_API cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4753,6 +6134,13 @@ MOCK_API cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&work, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4761,6 +6149,9 @@ MOCK_API cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t *info)
 {
     cubind_mock_begin("cusolverDnCreateSyevjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(syevjInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4806,6 +6197,9 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetResidual(cusolverDnHandle_t handle,
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(residual, sizeof *residual);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4816,6 +6210,9 @@ MOCK_API cusolverStatus_t cusolverDnXsyevjGetSweeps(cusolverDnHandle_t handle, s
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(syevjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(executed_sweeps, sizeof *executed_sweeps);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4833,6 +6230,9 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4850,6 +6250,9 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4867,6 +6270,9 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4884,6 +6290,9 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched_bufferSize(cusolverDnHandle_t 
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4903,6 +6312,12 @@ MOCK_API cusolverStatus_t cusolverDnSsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4922,6 +6337,12 @@ MOCK_API cusolverStatus_t cusolverDnDsyevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4941,6 +6362,12 @@ MOCK_API cusolverStatus_t cusolverDnCheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4960,6 +6387,12 @@ MOCK_API cusolverStatus_t cusolverDnZheevjBatched(cusolverDnHandle_t handle, cus
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -4976,6 +6409,9 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -4992,6 +6428,9 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5008,6 +6447,9 @@ MOCK_API cusolverStatus_t cusolverDnCheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5024,6 +6466,9 @@ MOCK_API cusolverStatus_t cusolverDnZheevj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5042,6 +6487,12 @@ MOCK_API cusolverStatus_t cusolverDnSsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5060,6 +6511,12 @@ MOCK_API cusolverStatus_t cusolverDnDsyevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5078,6 +6535,12 @@ MOCK_API cusolverStatus_t cusolverDnCheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5096,6 +6559,12 @@ MOCK_API cusolverStatus_t cusolverDnZheevj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5115,6 +6584,9 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5134,6 +6606,9 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5153,6 +6628,9 @@ MOCK_API cusolverStatus_t cusolverDnChegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const float *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5172,6 +6650,9 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&W, sizeof(const double *));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5193,6 +6674,13 @@ MOCK_API cusolverStatus_t cusolverDnSsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5214,6 +6702,13 @@ MOCK_API cusolverStatus_t cusolverDnDsygvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5235,6 +6730,13 @@ MOCK_API cusolverStatus_t cusolverDnChegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5256,6 +6758,13 @@ MOCK_API cusolverStatus_t cusolverDnZhegvj(cusolverDnHandle_t handle, cusolverEi
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(syevjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(B, sizeof *B);
+        cubind_mock_zero(W, sizeof *W);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5264,6 +6773,9 @@ MOCK_API cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t *info)
 {
     cubind_mock_begin("cusolverDnCreateGesvdjInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5309,6 +6821,9 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetResidual(cusolverDnHandle_t handle
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&residual, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(residual, sizeof *residual);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5319,6 +6834,9 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdjGetSweeps(cusolverDnHandle_t handle, 
     cubind_mock_arg(&handle, sizeof(cusolverDnHandle_t));
     cubind_mock_arg(&info, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&executed_sweeps, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(executed_sweeps, sizeof *executed_sweeps);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5340,6 +6858,9 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5361,6 +6882,9 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5382,6 +6906,9 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5403,6 +6930,9 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched_bufferSize(cusolverDnHandle_t
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5426,6 +6956,14 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5449,6 +6987,14 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5472,6 +7018,14 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5495,6 +7049,14 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdjBatched(cusolverDnHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5516,6 +7078,9 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5537,6 +7102,9 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5558,6 +7126,9 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5579,6 +7150,9 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&ldv, sizeof(int));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5602,6 +7176,14 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5625,6 +7207,14 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5648,6 +7238,14 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5671,6 +7269,14 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdj(cusolverDnHandle_t handle, cusolverE
     cubind_mock_arg(&lwork, sizeof(int));
     cubind_mock_arg(&info, sizeof(int *));
     cubind_mock_arg(&params, sizeof(gesvdjInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(A, sizeof *A);
+        cubind_mock_zero(S, sizeof *S);
+        cubind_mock_zero(U, sizeof *U);
+        cubind_mock_zero(V, sizeof *V);
+        cubind_mock_zero(work, sizeof *work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5696,6 +7302,9 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5721,6 +7330,9 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5746,6 +7358,9 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5771,6 +7386,9 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched_bufferSize(cusolverDnH
     cubind_mock_arg(&strideV, sizeof(long long));
     cubind_mock_arg(&lwork, sizeof(int *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5799,6 +7417,14 @@ MOCK_API cusolverStatus_t cusolverDnSgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5827,6 +7453,14 @@ MOCK_API cusolverStatus_t cusolverDnDgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5855,6 +7489,14 @@ MOCK_API cusolverStatus_t cusolverDnCgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5883,6 +7525,14 @@ MOCK_API cusolverStatus_t cusolverDnZgesvdaStridedBatched(cusolverDnHandle_t han
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_R_nrmF, sizeof(double *));
     cubind_mock_arg(&batchSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(d_S, sizeof *d_S);
+        cubind_mock_zero(d_U, sizeof *d_U);
+        cubind_mock_zero(d_V, sizeof *d_V);
+        cubind_mock_zero(d_work, sizeof *d_work);
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_R_nrmF, sizeof *h_R_nrmF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5891,6 +7541,9 @@ MOCK_API cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t *params)
 {
     cubind_mock_begin("cusolverDnCreateParams", __builtin_return_address(0));
     cubind_mock_arg(&params, sizeof(cusolverDnParams_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params, sizeof *params);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5926,6 +7579,10 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5946,6 +7603,9 @@ MOCK_API cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -5965,6 +7625,9 @@ MOCK_API cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&B, sizeof(void *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -5984,6 +7647,10 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6006,6 +7673,9 @@ MOCK_API cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6023,6 +7693,10 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6044,6 +7718,10 @@ MOCK_API cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ipiv, sizeof *ipiv);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6064,6 +7742,9 @@ MOCK_API cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&B, sizeof(void *));
     cubind_mock_arg(&ldb, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6084,6 +7765,10 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6107,6 +7792,9 @@ MOCK_API cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6180,6 +7868,11 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(h_meig, sizeof *h_meig);
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6209,6 +7902,10 @@ MOCK_API cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(meig64, sizeof *meig64);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6293,6 +7990,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6323,6 +8024,9 @@ MOCK_API cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t handle, cusolverDn
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6350,6 +8054,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6381,6 +8089,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&d_info, sizeof(int *));
     cubind_mock_arg(&h_err_sigma, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(d_info, sizeof *d_info);
+        cubind_mock_zero(h_err_sigma, sizeof *h_err_sigma);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6411,6 +8123,10 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t handle
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6444,6 +8160,9 @@ MOCK_API cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t handle, cusolverD
     cubind_mock_arg(&bufferOnHost, sizeof(void *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t));
     cubind_mock_arg(&d_info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(d_info, sizeof *d_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6468,6 +8187,10 @@ MOCK_API cusolverStatus_t cusolverDnXlarft_bufferSize(cusolverDnHandle_t handle,
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&workspaceInBytesOnDevice, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytesOnHost, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(workspaceInBytesOnDevice, sizeof *workspaceInBytesOnDevice);
+        cubind_mock_zero(workspaceInBytesOnHost, sizeof *workspaceInBytesOnHost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6510,6 +8233,9 @@ MOCK_API cusolverStatus_t cusolverDnLoggerSetFile(FILE *file)
 {
     cubind_mock_begin("cusolverDnLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(file, sizeof *file);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6549,6 +8275,9 @@ MOCK_API cusolverStatus_t cusolverSpCreate(cusolverSpHandle_t *handle)
 {
     cubind_mock_begin("cusolverSpCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6575,6 +8304,9 @@ MOCK_API cusolverStatus_t cusolverSpGetStream(cusolverSpHandle_t handle, cudaStr
     cubind_mock_begin("cusolverSpGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(streamId, sizeof *streamId);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6590,6 +8322,9 @@ MOCK_API cusolverStatus_t cusolverSpXcsrissymHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&csrEndPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&issym, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(issym, sizeof *issym);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6609,6 +8344,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6628,6 +8367,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6647,6 +8390,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6666,6 +8413,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvluHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6685,6 +8436,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6704,6 +8459,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6723,6 +8482,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6742,6 +8505,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqr(cusolverSpHandle_t handle, int m, 
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6761,6 +8528,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6780,6 +8551,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6799,6 +8574,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6818,6 +8597,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvqrHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6837,6 +8620,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6856,6 +8643,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6875,6 +8666,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6894,6 +8689,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvcholHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6913,6 +8712,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6932,6 +8735,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6951,6 +8758,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -6970,6 +8781,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsvchol(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&reorder, sizeof(int));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&singularity, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(singularity, sizeof *singularity);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -6991,6 +8806,12 @@ MOCK_API cusolverStatus_t cusolverSpScsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7012,6 +8833,12 @@ MOCK_API cusolverStatus_t cusolverSpDcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7033,6 +8860,12 @@ MOCK_API cusolverStatus_t cusolverSpCcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7054,6 +8887,12 @@ MOCK_API cusolverStatus_t cusolverSpZcsrlsqvqrHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&p, sizeof(int *));
     cubind_mock_arg(&min_norm, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rankA, sizeof *rankA);
+        cubind_mock_zero(x, sizeof *x);
+        cubind_mock_zero(p, sizeof *p);
+        cubind_mock_zero(min_norm, sizeof *min_norm);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7074,6 +8913,10 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7094,6 +8937,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7114,6 +8961,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7134,6 +8985,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsiHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7154,6 +9009,10 @@ MOCK_API cusolverStatus_t cusolverSpScsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(float));
     cubind_mock_arg(&mu, sizeof(float *));
     cubind_mock_arg(&x, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7174,6 +9033,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(double));
     cubind_mock_arg(&mu, sizeof(double *));
     cubind_mock_arg(&x, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7194,6 +9057,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(float));
     cubind_mock_arg(&mu, sizeof(cuComplex *));
     cubind_mock_arg(&x, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7214,6 +9081,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigvsi(cusolverSpHandle_t handle, int m,
     cubind_mock_arg(&eps, sizeof(double));
     cubind_mock_arg(&mu, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mu, sizeof *mu);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7231,6 +9102,9 @@ MOCK_API cusolverStatus_t cusolverSpScsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7248,6 +9122,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7265,6 +9142,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7282,6 +9162,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsreigsHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&left_bottom_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&right_upper_corner, sizeof(cuDoubleComplex));
     cubind_mock_arg(&num_eigs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(num_eigs, sizeof *num_eigs);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7296,6 +9179,9 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymrcmHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(p, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7310,6 +9196,9 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymmdqHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(p, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7324,6 +9213,9 @@ MOCK_API cusolverStatus_t cusolverSpXcsrsymamdHost(cusolverSpHandle_t handle, in
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(p, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7339,6 +9231,9 @@ MOCK_API cusolverStatus_t cusolverSpXcsrmetisndHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&options, sizeof(const int64_t *));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(p, sizeof *p);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7355,6 +9250,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7371,6 +9270,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7387,6 +9290,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7403,6 +9310,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrzfdHost(cusolverSpHandle_t handle, int n
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&numnz, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(numnz, sizeof *numnz);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7420,6 +9331,9 @@ MOCK_API cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(cusolverSpHandle_t h
     cubind_mock_arg(&p, sizeof(const int *));
     cubind_mock_arg(&q, sizeof(const int *));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7438,6 +9352,11 @@ MOCK_API cusolverStatus_t cusolverSpXcsrpermHost(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&q, sizeof(const int *));
     cubind_mock_arg(&map, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(map, sizeof *map);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7446,6 +9365,9 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfo(csrqrInfo_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrqrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7488,6 +9410,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7507,6 +9433,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7526,6 +9456,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7545,6 +9479,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoBatched(cusolverSpHandle_t h
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7565,6 +9503,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7585,6 +9526,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7605,6 +9549,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7625,6 +9572,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrsvBatched(cusolverSpHandle_t handle, i
     cubind_mock_arg(&batchSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7633,6 +9583,9 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrluInfoHost(csrluInfoHost_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrluInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7672,6 +9625,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7689,6 +9646,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7706,6 +9667,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7723,6 +9688,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7802,6 +9771,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7813,6 +9785,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7824,6 +9799,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7835,6 +9813,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7848,6 +9829,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7861,6 +9845,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7874,6 +9861,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7887,6 +9877,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7898,6 +9891,10 @@ MOCK_API cusolverStatus_t cusolverSpXcsrluNnzHost(cusolverSpHandle_t handle, int
     cubind_mock_arg(&nnzLRef, sizeof(int *));
     cubind_mock_arg(&nnzURef, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzLRef, sizeof *nnzLRef);
+        cubind_mock_zero(nnzURef, sizeof *nnzURef);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7918,6 +9915,16 @@ MOCK_API cusolverStatus_t cusolverSpScsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7938,6 +9945,16 @@ MOCK_API cusolverStatus_t cusolverSpDcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7958,6 +9975,16 @@ MOCK_API cusolverStatus_t cusolverSpCcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -7978,6 +10005,16 @@ MOCK_API cusolverStatus_t cusolverSpZcsrluExtractHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&csrColIndU, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csrluInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -7986,6 +10023,9 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrqrInfoHost(csrqrInfoHost_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrqrInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8027,6 +10067,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8045,6 +10089,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8063,6 +10111,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8081,6 +10133,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfoHost(cusolverSpHandle_t hand
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8164,6 +10220,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8179,6 +10239,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8194,6 +10258,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8209,6 +10277,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactorHost(cusolverSpHandle_t handle, 
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8220,6 +10292,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8231,6 +10306,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8242,6 +10320,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8253,6 +10334,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivotHost(cusolverSpHandle_t handl
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8267,6 +10351,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8281,6 +10369,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8295,6 +10387,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8309,6 +10405,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolveHost(cusolverSpHandle_t handle, i
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8342,6 +10442,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8360,6 +10464,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8378,6 +10486,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8396,6 +10508,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrBufferInfo(cusolverSpHandle_t handle, 
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8479,6 +10595,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8494,6 +10614,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8509,6 +10633,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8524,6 +10652,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrFactor(cusolverSpHandle_t handle, int 
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8535,6 +10667,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8546,6 +10681,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8557,6 +10695,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8568,6 +10709,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrZeroPivot(cusolverSpHandle_t handle, c
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8582,6 +10726,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8596,6 +10744,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8610,6 +10762,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8624,6 +10780,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrqrSolve(cusolverSpHandle_t handle, int m
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrqrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(b, sizeof *b);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8632,6 +10792,9 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfoHost(csrcholInfoHost_t *inf
 {
     cubind_mock_begin("cusolverSpCreateCsrcholInfoHost", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8671,6 +10834,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8688,6 +10855,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8705,6 +10876,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8722,6 +10897,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfoHost(cusolverSpHandle_t ha
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8797,6 +10976,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8808,6 +10990,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8819,6 +11004,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8830,6 +11018,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivotHost(cusolverSpHandle_t han
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8843,6 +11034,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8856,6 +11050,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8869,6 +11066,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8882,6 +11082,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolveHost(cusolverSpHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfoHost_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8890,6 +11093,9 @@ MOCK_API cusolverStatus_t cusolverSpCreateCsrcholInfo(csrcholInfo_t *info)
 {
     cubind_mock_begin("cusolverSpCreateCsrcholInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8929,6 +11135,10 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8946,6 +11156,10 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -8963,6 +11177,10 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -8980,6 +11198,10 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholBufferInfo(cusolverSpHandle_t handle
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&internalDataInBytes, sizeof(size_t *));
     cubind_mock_arg(&workspaceInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(internalDataInBytes, sizeof *internalDataInBytes);
+        cubind_mock_zero(workspaceInBytes, sizeof *workspaceInBytes);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9055,6 +11277,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9066,6 +11291,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9077,6 +11305,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(float));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9088,6 +11319,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholZeroPivot(cusolverSpHandle_t handle,
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&tol, sizeof(double));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9101,6 +11335,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9114,6 +11351,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9127,6 +11367,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9140,6 +11383,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholSolve(cusolverSpHandle_t handle, int
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9150,6 +11396,9 @@ MOCK_API cusolverStatus_t cusolverSpScsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(diag, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9160,6 +11409,9 @@ MOCK_API cusolverStatus_t cusolverSpDcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(diag, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9170,6 +11422,9 @@ MOCK_API cusolverStatus_t cusolverSpCcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(diag, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9180,6 +11435,9 @@ MOCK_API cusolverStatus_t cusolverSpZcsrcholDiag(cusolverSpHandle_t handle, csrc
     cubind_mock_arg(&handle, sizeof(cusolverSpHandle_t));
     cubind_mock_arg(&info, sizeof(csrcholInfo_t));
     cubind_mock_arg(&diag, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(diag, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9188,6 +11446,9 @@ MOCK_API cusolverStatus_t cusolverRfCreate(cusolverRfHandle_t *handle)
 {
     cubind_mock_begin("cusolverRfCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9206,6 +11467,10 @@ MOCK_API cusolverStatus_t cusolverRfGetMatrixFormat(cusolverRfHandle_t handle, c
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&format, sizeof(cusolverRfMatrixFormat_t *));
     cubind_mock_arg(&diag, sizeof(cusolverRfUnitDiagonal_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(format, sizeof *format);
+        cubind_mock_zero(diag, sizeof *diag);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9236,6 +11501,10 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericProperties(cusolverRfHandle_t hand
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&zero, sizeof(double *));
     cubind_mock_arg(&boost, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(zero, sizeof *zero);
+        cubind_mock_zero(boost, sizeof *boost);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9245,6 +11514,9 @@ MOCK_API cusolverStatus_t cusolverRfGetNumericBoostReport(cusolverRfHandle_t han
     cubind_mock_begin("cusolverRfGetNumericBoostReport", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&report, sizeof(cusolverRfNumericBoostReport_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(report, sizeof *report);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9265,6 +11537,10 @@ MOCK_API cusolverStatus_t cusolverRfGetAlgs(cusolverRfHandle_t handle, cusolverR
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&factAlg, sizeof(cusolverRfFactorization_t *));
     cubind_mock_arg(&solveAlg, sizeof(cusolverRfTriangularSolve_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(factAlg, sizeof *factAlg);
+        cubind_mock_zero(solveAlg, sizeof *solveAlg);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9274,6 +11550,9 @@ MOCK_API cusolverStatus_t cusolverRfGetResetValuesFastMode(cusolverRfHandle_t ha
     cubind_mock_begin("cusolverRfGetResetValuesFastMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&fastMode, sizeof(cusolverRfResetValuesFastMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(fastMode, sizeof *fastMode);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9306,6 +11585,19 @@ MOCK_API cusolverStatus_t cusolverRfSetupHost(int n, int nnzA, int *h_csrRowPtrA
     cubind_mock_arg(&h_P, sizeof(int *));
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(h_csrRowPtrA, sizeof *h_csrRowPtrA);
+        cubind_mock_zero(h_csrColIndA, sizeof *h_csrColIndA);
+        cubind_mock_zero(h_csrValA, sizeof *h_csrValA);
+        cubind_mock_zero(h_csrRowPtrL, sizeof *h_csrRowPtrL);
+        cubind_mock_zero(h_csrColIndL, sizeof *h_csrColIndL);
+        cubind_mock_zero(h_csrValL, sizeof *h_csrValL);
+        cubind_mock_zero(h_csrRowPtrU, sizeof *h_csrRowPtrU);
+        cubind_mock_zero(h_csrColIndU, sizeof *h_csrColIndU);
+        cubind_mock_zero(h_csrValU, sizeof *h_csrValU);
+        cubind_mock_zero(h_P, sizeof *h_P);
+        cubind_mock_zero(h_Q, sizeof *h_Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9329,6 +11621,19 @@ MOCK_API cusolverStatus_t cusolverRfSetupDevice(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(csrValA, sizeof *csrValA);
+        cubind_mock_zero(csrRowPtrL, sizeof *csrRowPtrL);
+        cubind_mock_zero(csrColIndL, sizeof *csrColIndL);
+        cubind_mock_zero(csrValL, sizeof *csrValL);
+        cubind_mock_zero(csrRowPtrU, sizeof *csrRowPtrU);
+        cubind_mock_zero(csrColIndU, sizeof *csrColIndU);
+        cubind_mock_zero(csrValU, sizeof *csrValU);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9344,6 +11649,13 @@ MOCK_API cusolverStatus_t cusolverRfResetValues(int n, int nnzA, int *csrRowPtrA
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(csrValA, sizeof *csrValA);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9372,6 +11684,12 @@ MOCK_API cusolverStatus_t cusolverRfAccessBundledFactorsDevice(cusolverRfHandle_
     cubind_mock_arg(&Mp, sizeof(int **));
     cubind_mock_arg(&Mi, sizeof(int **));
     cubind_mock_arg(&Mx, sizeof(double **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzM, sizeof *nnzM);
+        cubind_mock_zero(Mp, sizeof *Mp);
+        cubind_mock_zero(Mi, sizeof *Mi);
+        cubind_mock_zero(Mx, sizeof *Mx);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9384,6 +11702,12 @@ MOCK_API cusolverStatus_t cusolverRfExtractBundledFactorsHost(cusolverRfHandle_t
     cubind_mock_arg(&h_Mp, sizeof(int **));
     cubind_mock_arg(&h_Mi, sizeof(int **));
     cubind_mock_arg(&h_Mx, sizeof(double **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(h_nnzM, sizeof *h_nnzM);
+        cubind_mock_zero(h_Mp, sizeof *h_Mp);
+        cubind_mock_zero(h_Mi, sizeof *h_Mi);
+        cubind_mock_zero(h_Mx, sizeof *h_Mx);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9400,6 +11724,16 @@ MOCK_API cusolverStatus_t cusolverRfExtractSplitFactorsHost(cusolverRfHandle_t h
     cubind_mock_arg(&h_csrRowPtrU, sizeof(int **));
     cubind_mock_arg(&h_csrColIndU, sizeof(int **));
     cubind_mock_arg(&h_csrValU, sizeof(double **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(h_nnzL, sizeof *h_nnzL);
+        cubind_mock_zero(h_csrRowPtrL, sizeof *h_csrRowPtrL);
+        cubind_mock_zero(h_csrColIndL, sizeof *h_csrColIndL);
+        cubind_mock_zero(h_csrValL, sizeof *h_csrValL);
+        cubind_mock_zero(h_nnzU, sizeof *h_nnzU);
+        cubind_mock_zero(h_csrRowPtrU, sizeof *h_csrRowPtrU);
+        cubind_mock_zero(h_csrColIndU, sizeof *h_csrColIndU);
+        cubind_mock_zero(h_csrValU, sizeof *h_csrValU);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9415,6 +11749,12 @@ MOCK_API cusolverStatus_t cusolverRfSolve(cusolverRfHandle_t handle, int *P, int
     cubind_mock_arg(&ldt, sizeof(int));
     cubind_mock_arg(&XF, sizeof(double *));
     cubind_mock_arg(&ldxf, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(Temp, sizeof *Temp);
+        cubind_mock_zero(XF, sizeof *XF);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9439,6 +11779,19 @@ MOCK_API cusolverStatus_t cusolverRfBatchSetupHost(int batchSize, int n, int nnz
     cubind_mock_arg(&h_P, sizeof(int *));
     cubind_mock_arg(&h_Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(h_csrRowPtrA, sizeof *h_csrRowPtrA);
+        cubind_mock_zero(h_csrColIndA, sizeof *h_csrColIndA);
+        cubind_mock_zero(h_csrValA_array, sizeof *h_csrValA_array);
+        cubind_mock_zero(h_csrRowPtrL, sizeof *h_csrRowPtrL);
+        cubind_mock_zero(h_csrColIndL, sizeof *h_csrColIndL);
+        cubind_mock_zero(h_csrValL, sizeof *h_csrValL);
+        cubind_mock_zero(h_csrRowPtrU, sizeof *h_csrRowPtrU);
+        cubind_mock_zero(h_csrColIndU, sizeof *h_csrColIndU);
+        cubind_mock_zero(h_csrValU, sizeof *h_csrValU);
+        cubind_mock_zero(h_P, sizeof *h_P);
+        cubind_mock_zero(h_Q, sizeof *h_Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9455,6 +11808,13 @@ MOCK_API cusolverStatus_t cusolverRfBatchResetValues(int batchSize, int n, int n
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&Q, sizeof(int *));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrA, sizeof *csrRowPtrA);
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(csrValA_array, sizeof *csrValA_array);
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -9486,6 +11846,12 @@ MOCK_API cusolverStatus_t cusolverRfBatchSolve(cusolverRfHandle_t handle, int *P
     cubind_mock_arg(&ldt, sizeof(int));
     cubind_mock_arg(&XF_array, sizeof(double **));
     cubind_mock_arg(&ldxf, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(P, sizeof *P);
+        cubind_mock_zero(Q, sizeof *Q);
+        cubind_mock_zero(Temp, sizeof *Temp);
+        cubind_mock_zero(XF_array, sizeof *XF_array);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -9495,5 +11861,8 @@ MOCK_API cusolverStatus_t cusolverRfBatchZeroPivot(cusolverRfHandle_t handle, in
     cubind_mock_begin("cusolverRfBatchZeroPivot", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverRfHandle_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }

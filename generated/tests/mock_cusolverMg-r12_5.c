@@ -19,6 +19,9 @@ MOCK_API cusolverStatus_t cusolverMgCreate(cusolverMgHandle_t *handle)
 {
     cubind_mock_begin("cusolverMgCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -37,6 +40,9 @@ MOCK_API cusolverStatus_t cusolverMgDeviceSelect(cusolverMgHandle_t handle, int 
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&nbDevices, sizeof(int));
     cubind_mock_arg(&deviceId, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(deviceId, sizeof *deviceId);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -49,6 +55,9 @@ MOCK_API cusolverStatus_t cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int3
     cubind_mock_arg(&numColDevices, sizeof(int32_t));
     cubind_mock_arg(&deviceId, sizeof(const int32_t *));
     cubind_mock_arg(&mapping, sizeof(cusolverMgGridMapping_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(grid, sizeof *grid);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -71,6 +80,9 @@ MOCK_API cusolverStatus_t cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc
     cubind_mock_arg(&colBlockSize, sizeof(int64_t));
     cubind_mock_arg(&dataType, sizeof(cudaDataType));
     cubind_mock_arg(&grid, sizeof(const cudaLibMgGrid_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(desc, sizeof *desc);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -98,6 +110,10 @@ MOCK_API cusolverStatus_t cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&dataTypeW, sizeof(cudaDataType));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -119,6 +135,11 @@ MOCK_API cusolverStatus_t cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEig
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -136,6 +157,11 @@ MOCK_API cusolverStatus_t cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&array_d_IPIV, sizeof(int **));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_IPIV, sizeof *array_d_IPIV);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -155,6 +181,12 @@ MOCK_API cusolverStatus_t cusolverMgGetrf(cusolverMgHandle_t handle, int M, int 
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_IPIV, sizeof *array_d_IPIV);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -177,6 +209,12 @@ MOCK_API cusolverStatus_t cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&descrB, sizeof(cudaLibMgMatrixDesc_t));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_IPIV, sizeof *array_d_IPIV);
+        cubind_mock_zero(array_d_B, sizeof *array_d_B);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -201,6 +239,13 @@ MOCK_API cusolverStatus_t cusolverMgGetrs(cusolverMgHandle_t handle, cublasOpera
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_IPIV, sizeof *array_d_IPIV);
+        cubind_mock_zero(array_d_B, sizeof *array_d_B);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -217,6 +262,10 @@ MOCK_API cusolverStatus_t cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&descrA, sizeof(cudaLibMgMatrixDesc_t));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -235,6 +284,11 @@ MOCK_API cusolverStatus_t cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillM
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&h_info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(h_info, sizeof *h_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -256,6 +310,11 @@ MOCK_API cusolverStatus_t cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&descrB, sizeof(cudaLibMgMatrixDesc_t));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_B, sizeof *array_d_B);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -279,6 +338,12 @@ MOCK_API cusolverStatus_t cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillM
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&h_info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_B, sizeof *array_d_B);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(h_info, sizeof *h_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -295,6 +360,10 @@ MOCK_API cusolverStatus_t cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&descrA, sizeof(cudaLibMgMatrixDesc_t));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -313,5 +382,10 @@ MOCK_API cusolverStatus_t cusolverMgPotri(cusolverMgHandle_t handle, cublasFillM
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&h_info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(h_info, sizeof *h_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }

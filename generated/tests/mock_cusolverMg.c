@@ -21,6 +21,9 @@ MOCK_API cusolverStatus_t cusolverMgCreate(cusolverMgHandle_t *handle)
 {
     cubind_mock_begin("cusolverMgCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -39,6 +42,9 @@ MOCK_API cusolverStatus_t cusolverMgDeviceSelect(cusolverMgHandle_t handle, int 
     cubind_mock_arg(&handle, sizeof(cusolverMgHandle_t));
     cubind_mock_arg(&nbDevices, sizeof(int));
     cubind_mock_arg(&deviceId, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(deviceId, sizeof *deviceId);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -51,6 +57,9 @@ MOCK_API cusolverStatus_t cusolverMgCreateDeviceGrid(cudaLibMgGrid_t *grid, int3
     cubind_mock_arg(&numColDevices, sizeof(int32_t));
     cubind_mock_arg(&deviceId, sizeof(const int32_t *));
     cubind_mock_arg(&mapping, sizeof(cusolverMgGridMapping_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(grid, sizeof *grid);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -73,6 +82,9 @@ MOCK_API cusolverStatus_t cusolverMgCreateMatrixDesc(cudaLibMgMatrixDesc_t *desc
     cubind_mock_arg(&colBlockSize, sizeof(int64_t));
     cubind_mock_arg(&dataType, sizeof(cudaDataType));
     cubind_mock_arg(&grid, sizeof(const cudaLibMgGrid_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(desc, sizeof *desc);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -100,6 +112,10 @@ MOCK_API cusolverStatus_t cusolverMgSyevd_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&dataTypeW, sizeof(cudaDataType));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -121,6 +137,11 @@ MOCK_API cusolverStatus_t cusolverMgSyevd(cusolverMgHandle_t handle, cusolverEig
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -138,6 +159,11 @@ MOCK_API cusolverStatus_t cusolverMgGetrf_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&array_d_IPIV, sizeof(int **));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_IPIV, sizeof *array_d_IPIV);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -157,6 +183,12 @@ MOCK_API cusolverStatus_t cusolverMgGetrf(cusolverMgHandle_t handle, int M, int 
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_IPIV, sizeof *array_d_IPIV);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -179,6 +211,12 @@ MOCK_API cusolverStatus_t cusolverMgGetrs_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&descrB, sizeof(cudaLibMgMatrixDesc_t));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_IPIV, sizeof *array_d_IPIV);
+        cubind_mock_zero(array_d_B, sizeof *array_d_B);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -203,6 +241,13 @@ MOCK_API cusolverStatus_t cusolverMgGetrs(cusolverMgHandle_t handle, cublasOpera
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_IPIV, sizeof *array_d_IPIV);
+        cubind_mock_zero(array_d_B, sizeof *array_d_B);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -219,6 +264,10 @@ MOCK_API cusolverStatus_t cusolverMgPotrf_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&descrA, sizeof(cudaLibMgMatrixDesc_t));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -237,6 +286,11 @@ MOCK_API cusolverStatus_t cusolverMgPotrf(cusolverMgHandle_t handle, cublasFillM
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&h_info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(h_info, sizeof *h_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -258,6 +312,11 @@ MOCK_API cusolverStatus_t cusolverMgPotrs_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&descrB, sizeof(cudaLibMgMatrixDesc_t));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_B, sizeof *array_d_B);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -281,6 +340,12 @@ MOCK_API cusolverStatus_t cusolverMgPotrs(cusolverMgHandle_t handle, cublasFillM
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&h_info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_B, sizeof *array_d_B);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(h_info, sizeof *h_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 
@@ -297,6 +362,10 @@ MOCK_API cusolverStatus_t cusolverMgPotri_bufferSize(cusolverMgHandle_t handle, 
     cubind_mock_arg(&descrA, sizeof(cudaLibMgMatrixDesc_t));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&lwork, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(lwork, sizeof *lwork);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }
 #endif
@@ -315,5 +384,10 @@ MOCK_API cusolverStatus_t cusolverMgPotri(cusolverMgHandle_t handle, cublasFillM
     cubind_mock_arg(&array_d_work, sizeof(void **));
     cubind_mock_arg(&lwork, sizeof(int64_t));
     cubind_mock_arg(&h_info, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array_d_A, sizeof *array_d_A);
+        cubind_mock_zero(array_d_work, sizeof *array_d_work);
+        cubind_mock_zero(h_info, sizeof *h_info);
+    }
     return (cusolverStatus_t)cubind_mock_status();
 }

@@ -19,6 +19,9 @@ MOCK_API cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)
 {
     cubind_mock_begin("cusparseCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -36,6 +39,9 @@ MOCK_API cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *versi
     cubind_mock_begin("cusparseGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -44,6 +50,9 @@ MOCK_API cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *val
     cubind_mock_begin("cusparseGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcusparse reports it (property) */
         return (cusparseStatus_t)cubind_mock_version((int)type, value);
@@ -81,6 +90,9 @@ MOCK_API cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_
     cubind_mock_begin("cusparseGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(streamId, sizeof *streamId);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -90,6 +102,9 @@ MOCK_API cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cuspar
     cubind_mock_begin("cusparseGetPointerMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mode, sizeof(cusparsePointerMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -115,6 +130,9 @@ MOCK_API cusparseStatus_t cusparseLoggerSetFile(FILE *file)
 {
     cubind_mock_begin("cusparseLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(file, sizeof *file);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -154,6 +172,9 @@ MOCK_API cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)
 {
     cubind_mock_begin("cusparseCreateMatDescr", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(cusparseMatDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(descrA, sizeof *descrA);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -238,6 +259,9 @@ MOCK_API cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateCsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csric02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -254,6 +278,9 @@ MOCK_API cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsric02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -270,6 +297,9 @@ MOCK_API cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateCsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -286,6 +316,9 @@ MOCK_API cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -302,6 +335,9 @@ MOCK_API cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsrsv2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -318,6 +354,9 @@ MOCK_API cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsrsm2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -334,6 +373,9 @@ MOCK_API cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)
 {
     cubind_mock_begin("cusparseCreateCsru2csrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -350,6 +392,9 @@ MOCK_API cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)
 {
     cubind_mock_begin("cusparseCreateColorInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(cusparseColorInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -366,6 +411,9 @@ MOCK_API cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)
 {
     cubind_mock_begin("cusparseCreatePruneInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(pruneInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -395,6 +443,9 @@ MOCK_API cusparseStatus_t cusparseSgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -408,6 +459,9 @@ MOCK_API cusparseStatus_t cusparseSgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -429,6 +483,9 @@ MOCK_API cusparseStatus_t cusparseDgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -442,6 +499,9 @@ MOCK_API cusparseStatus_t cusparseDgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -463,6 +523,9 @@ MOCK_API cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -476,6 +539,9 @@ MOCK_API cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -497,6 +563,9 @@ MOCK_API cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -510,6 +579,9 @@ MOCK_API cusparseStatus_t cusparseZgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -532,6 +604,9 @@ MOCK_API cusparseStatus_t cusparseSbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -554,6 +629,9 @@ MOCK_API cusparseStatus_t cusparseDbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -576,6 +654,9 @@ MOCK_API cusparseStatus_t cusparseCbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -598,6 +679,9 @@ MOCK_API cusparseStatus_t cusparseZbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -623,6 +707,9 @@ MOCK_API cusparseStatus_t cusparseSbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -648,6 +735,9 @@ MOCK_API cusparseStatus_t cusparseDbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -673,6 +763,9 @@ MOCK_API cusparseStatus_t cusparseCbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -698,6 +791,9 @@ MOCK_API cusparseStatus_t cusparseZbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -708,6 +804,9 @@ MOCK_API cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle, bsr
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -727,6 +826,10 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -746,6 +849,10 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -765,6 +872,10 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -784,6 +895,10 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -803,6 +918,10 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -822,6 +941,10 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -841,6 +964,10 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -860,6 +987,10 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -963,6 +1094,9 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -986,6 +1120,9 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1009,6 +1146,9 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1032,6 +1172,9 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1058,6 +1201,9 @@ MOCK_API cusparseStatus_t cusparseSbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1084,6 +1230,9 @@ MOCK_API cusparseStatus_t cusparseDbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1110,6 +1259,9 @@ MOCK_API cusparseStatus_t cusparseCbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1136,6 +1288,9 @@ MOCK_API cusparseStatus_t cusparseZbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1146,6 +1301,9 @@ MOCK_API cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle, bsr
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1167,6 +1325,10 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1188,6 +1350,10 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1209,6 +1375,10 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1230,6 +1400,10 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1251,6 +1425,10 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1272,6 +1450,10 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1293,6 +1475,10 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1314,6 +1500,10 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1429,6 +1619,9 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(X, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1456,6 +1649,9 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(X, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1483,6 +1679,9 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(X, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1510,6 +1709,9 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(X, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1522,6 +1724,10 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1534,6 +1740,10 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1546,6 +1756,10 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1558,6 +1772,10 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1568,6 +1786,9 @@ MOCK_API cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t handle, c
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1584,6 +1805,10 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1600,6 +1825,10 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1616,6 +1845,10 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1632,6 +1865,10 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1648,6 +1885,10 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1664,6 +1905,10 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1680,6 +1925,10 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1696,6 +1945,10 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1781,6 +2034,9 @@ MOCK_API cusparseStatus_t cusparseScsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1798,6 +2054,9 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1815,6 +2074,9 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1832,6 +2094,9 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1844,6 +2109,10 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1856,6 +2125,10 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1868,6 +2141,10 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1880,6 +2157,10 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1890,6 +2171,9 @@ MOCK_API cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle, b
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1908,6 +2192,10 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1926,6 +2214,10 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1944,6 +2236,10 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1962,6 +2258,10 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1980,6 +2280,10 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1998,6 +2302,10 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2016,6 +2324,10 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2034,6 +2346,10 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2053,6 +2369,9 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2072,6 +2391,9 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2091,6 +2413,9 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2110,6 +2435,9 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2129,6 +2457,9 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2148,6 +2479,9 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2167,6 +2501,9 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2186,6 +2523,9 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2196,6 +2536,9 @@ MOCK_API cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle, cs
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2212,6 +2555,10 @@ MOCK_API cusparseStatus_t cusparseScsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2228,6 +2575,10 @@ MOCK_API cusparseStatus_t cusparseDcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2244,6 +2595,10 @@ MOCK_API cusparseStatus_t cusparseCcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2260,6 +2615,10 @@ MOCK_API cusparseStatus_t cusparseZcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2276,6 +2635,10 @@ MOCK_API cusparseStatus_t cusparseScsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2292,6 +2655,10 @@ MOCK_API cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2308,6 +2675,10 @@ MOCK_API cusparseStatus_t cusparseCcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2324,6 +2695,10 @@ MOCK_API cusparseStatus_t cusparseZcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2409,6 +2784,9 @@ MOCK_API cusparseStatus_t cusparseScsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2426,6 +2804,9 @@ MOCK_API cusparseStatus_t cusparseDcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2443,6 +2824,9 @@ MOCK_API cusparseStatus_t cusparseCcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2460,6 +2844,9 @@ MOCK_API cusparseStatus_t cusparseZcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2470,6 +2857,9 @@ MOCK_API cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle, bs
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2488,6 +2878,10 @@ MOCK_API cusparseStatus_t cusparseSbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2506,6 +2900,10 @@ MOCK_API cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2524,6 +2922,10 @@ MOCK_API cusparseStatus_t cusparseCbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2542,6 +2944,10 @@ MOCK_API cusparseStatus_t cusparseZbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2560,6 +2966,10 @@ MOCK_API cusparseStatus_t cusparseSbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2578,6 +2988,10 @@ MOCK_API cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2596,6 +3010,10 @@ MOCK_API cusparseStatus_t cusparseCbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2614,6 +3032,10 @@ MOCK_API cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2709,6 +3131,9 @@ MOCK_API cusparseStatus_t cusparseSbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2728,6 +3153,9 @@ MOCK_API cusparseStatus_t cusparseDbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2747,6 +3175,9 @@ MOCK_API cusparseStatus_t cusparseCbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2766,6 +3197,9 @@ MOCK_API cusparseStatus_t cusparseZbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2782,6 +3216,9 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2798,6 +3235,9 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2814,6 +3254,9 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2830,6 +3273,9 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2846,6 +3292,9 @@ MOCK_API cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2862,6 +3311,9 @@ MOCK_API cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2878,6 +3330,9 @@ MOCK_API cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2894,6 +3349,9 @@ MOCK_API cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2910,6 +3368,9 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2926,6 +3387,9 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2942,6 +3406,9 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2958,6 +3425,9 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2974,6 +3444,9 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2990,6 +3463,9 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3006,6 +3482,9 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3022,6 +3501,9 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3038,6 +3520,9 @@ MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3054,6 +3539,9 @@ MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3070,6 +3558,9 @@ MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3086,6 +3577,9 @@ MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3102,6 +3596,9 @@ MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3118,6 +3615,9 @@ MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3134,6 +3634,9 @@ MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3150,6 +3653,9 @@ MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3166,6 +3672,9 @@ MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3182,6 +3691,9 @@ MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3198,6 +3710,9 @@ MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3214,6 +3729,9 @@ MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3230,6 +3748,12 @@ MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3246,6 +3770,12 @@ MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3262,6 +3792,12 @@ MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3278,6 +3814,12 @@ MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3296,6 +3838,9 @@ MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3314,6 +3859,9 @@ MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3332,6 +3880,9 @@ MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3350,6 +3901,9 @@ MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3368,6 +3922,14 @@ MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3386,6 +3948,14 @@ MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3404,6 +3974,14 @@ MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3422,6 +4000,14 @@ MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3449,6 +4035,9 @@ MOCK_API cusparseStatus_t cusparseScsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3476,6 +4065,9 @@ MOCK_API cusparseStatus_t cusparseDcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3503,6 +4095,9 @@ MOCK_API cusparseStatus_t cusparseCcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3530,6 +4125,9 @@ MOCK_API cusparseStatus_t cusparseZcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3552,6 +4150,10 @@ MOCK_API cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t handle, int m, i
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&workspace, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3579,6 +4181,11 @@ MOCK_API cusparseStatus_t cusparseScsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3606,6 +4213,11 @@ MOCK_API cusparseStatus_t cusparseDcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3633,6 +4245,11 @@ MOCK_API cusparseStatus_t cusparseCcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3660,6 +4277,11 @@ MOCK_API cusparseStatus_t cusparseZcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3679,6 +4301,11 @@ MOCK_API cusparseStatus_t cusparseScsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3698,6 +4325,11 @@ MOCK_API cusparseStatus_t cusparseDcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3717,6 +4349,11 @@ MOCK_API cusparseStatus_t cusparseCcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3736,6 +4373,11 @@ MOCK_API cusparseStatus_t cusparseZcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3752,6 +4394,10 @@ MOCK_API cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3768,6 +4414,10 @@ MOCK_API cusparseStatus_t cusparseDnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3784,6 +4434,10 @@ MOCK_API cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3800,6 +4454,10 @@ MOCK_API cusparseStatus_t cusparseZnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3815,6 +4473,10 @@ MOCK_API cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(float));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3830,6 +4492,10 @@ MOCK_API cusparseStatus_t cusparseDnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3845,6 +4511,10 @@ MOCK_API cusparseStatus_t cusparseCnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3860,6 +4530,10 @@ MOCK_API cusparseStatus_t cusparseZnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuDoubleComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3880,6 +4554,11 @@ MOCK_API cusparseStatus_t cusparseScsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(float));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3900,6 +4579,11 @@ MOCK_API cusparseStatus_t cusparseDcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3920,6 +4604,11 @@ MOCK_API cusparseStatus_t cusparseCcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3940,6 +4629,11 @@ MOCK_API cusparseStatus_t cusparseZcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuDoubleComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3953,6 +4647,9 @@ MOCK_API cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *c
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&csrSortedRowPtr, sizeof(int *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtr, sizeof *csrSortedRowPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3966,6 +4663,9 @@ MOCK_API cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *c
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&cooRowInd, sizeof(int *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cooRowInd, sizeof *cooRowInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3984,6 +4684,10 @@ MOCK_API cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseD
     cubind_mock_arg(&descrC, sizeof(const cusparseMatDescr_t));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4004,6 +4708,11 @@ MOCK_API cusparseStatus_t cusparseScsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(float *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4024,6 +4733,11 @@ MOCK_API cusparseStatus_t cusparseDcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(double *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4044,6 +4758,11 @@ MOCK_API cusparseStatus_t cusparseCcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(cuComplex *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4064,6 +4783,11 @@ MOCK_API cusparseStatus_t cusparseZcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4084,6 +4808,11 @@ MOCK_API cusparseStatus_t cusparseSbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(float *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4104,6 +4833,11 @@ MOCK_API cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(double *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4124,6 +4858,11 @@ MOCK_API cusparseStatus_t cusparseCbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(cuComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4144,6 +4883,11 @@ MOCK_API cusparseStatus_t cusparseZbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4161,6 +4905,9 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4178,6 +4925,9 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4195,6 +4945,9 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4212,6 +4965,9 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4229,6 +4985,9 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4246,6 +5005,9 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4263,6 +5025,9 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4280,6 +5045,9 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4302,6 +5070,11 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4324,6 +5097,11 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4346,6 +5124,11 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4368,6 +5151,11 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4387,6 +5175,10 @@ MOCK_API cusparseStatus_t cusparseXgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&descrC, sizeof(const cusparseMatDescr_t));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4408,6 +5200,11 @@ MOCK_API cusparseStatus_t cusparseSgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(float *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4429,6 +5226,11 @@ MOCK_API cusparseStatus_t cusparseDgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(double *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4450,6 +5252,11 @@ MOCK_API cusparseStatus_t cusparseCgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(cuComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4471,6 +5278,11 @@ MOCK_API cusparseStatus_t cusparseZgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4489,6 +5301,9 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4507,6 +5322,9 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4525,6 +5343,9 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4543,6 +5364,9 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4561,6 +5385,9 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4579,6 +5406,9 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4597,6 +5427,9 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4615,6 +5448,9 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4635,6 +5471,10 @@ MOCK_API cusparseStatus_t cusparseXcsr2gebsrNnz(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4657,6 +5497,11 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4679,6 +5524,11 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4701,6 +5551,11 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4723,6 +5578,11 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4744,6 +5604,9 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4765,6 +5628,9 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4786,6 +5652,9 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4807,6 +5676,9 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4828,6 +5700,9 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4849,6 +5724,9 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4870,6 +5748,9 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4891,6 +5772,9 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4914,6 +5798,10 @@ MOCK_API cusparseStatus_t cusparseXgebsr2gebsrNnz(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4939,6 +5827,11 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4964,6 +5857,11 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4989,6 +5887,11 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5014,6 +5917,11 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5024,6 +5932,9 @@ MOCK_API cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t han
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(p, sizeof *p);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5038,6 +5949,9 @@ MOCK_API cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&cooRowsA, sizeof(const int *));
     cubind_mock_arg(&cooColsA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5053,6 +5967,11 @@ MOCK_API cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&cooColsA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cooRowsA, sizeof *cooRowsA);
+        cubind_mock_zero(cooColsA, sizeof *cooColsA);
+        cubind_mock_zero(P, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5068,6 +5987,11 @@ MOCK_API cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t handle, int 
     cubind_mock_arg(&cooColsA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cooRowsA, sizeof *cooRowsA);
+        cubind_mock_zero(cooColsA, sizeof *cooColsA);
+        cubind_mock_zero(P, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5082,6 +6006,9 @@ MOCK_API cusparseStatus_t cusparseXcsrsort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5098,6 +6025,10 @@ MOCK_API cusparseStatus_t cusparseXcsrsort(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&csrColIndA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(P, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5112,6 +6043,9 @@ MOCK_API cusparseStatus_t cusparseXcscsort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&cscColPtrA, sizeof(const int *));
     cubind_mock_arg(&cscRowIndA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5128,6 +6062,10 @@ MOCK_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&cscRowIndA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cscRowIndA, sizeof *cscRowIndA);
+        cubind_mock_zero(P, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5144,6 +6082,11 @@ MOCK_API cusparseStatus_t cusparseScsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5160,6 +6103,11 @@ MOCK_API cusparseStatus_t cusparseDcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5176,6 +6124,11 @@ MOCK_API cusparseStatus_t cusparseCcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5192,6 +6145,11 @@ MOCK_API cusparseStatus_t cusparseZcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5209,6 +6167,10 @@ MOCK_API cusparseStatus_t cusparseScsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5226,6 +6188,10 @@ MOCK_API cusparseStatus_t cusparseDcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5243,6 +6209,10 @@ MOCK_API cusparseStatus_t cusparseCcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5260,6 +6230,10 @@ MOCK_API cusparseStatus_t cusparseZcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5277,6 +6251,10 @@ MOCK_API cusparseStatus_t cusparseScsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5294,6 +6272,10 @@ MOCK_API cusparseStatus_t cusparseDcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5311,6 +6293,10 @@ MOCK_API cusparseStatus_t cusparseCcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5328,6 +6314,10 @@ MOCK_API cusparseStatus_t cusparseZcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5346,6 +6336,9 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5364,6 +6357,9 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5381,6 +6377,10 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&csrRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5398,6 +6398,10 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5416,6 +6420,10 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5434,6 +6442,10 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5455,6 +6467,9 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5476,6 +6491,9 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5496,6 +6514,10 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5516,6 +6538,10 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5537,6 +6563,10 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5558,6 +6588,10 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5577,6 +6611,9 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5596,6 +6633,9 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5614,6 +6654,10 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5632,6 +6676,10 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5651,6 +6699,10 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5670,6 +6722,10 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5692,6 +6748,9 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5714,6 +6773,9 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5735,6 +6797,10 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5756,6 +6822,10 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5778,6 +6848,10 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5800,6 +6874,10 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5822,6 +6900,10 @@ MOCK_API cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t handle, int m, int
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&alg, sizeof(cusparseCsr2CscAlg_t));
     cubind_mock_arg(&buffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cscColPtr, sizeof *cscColPtr);
+        cubind_mock_zero(cscRowInd, sizeof *cscRowInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5844,6 +6926,11 @@ MOCK_API cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&alg, sizeof(cusparseCsr2CscAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cscColPtr, sizeof *cscColPtr);
+        cubind_mock_zero(cscRowInd, sizeof *cscRowInd);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5859,6 +6946,9 @@ MOCK_API cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, 
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spVecDescr, sizeof *spVecDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5898,6 +6988,15 @@ MOCK_API cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int6
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(indices, sizeof *indices);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(idxType, sizeof *idxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5923,6 +7022,9 @@ MOCK_API cusparseStatus_t cusparseSpVecGetIndexBase(cusparseConstSpVecDescr_t sp
     cubind_mock_begin("cusparseSpVecGetIndexBase", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5932,6 +7034,9 @@ MOCK_API cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr
     cubind_mock_begin("cusparseSpVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseSpVecDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(values, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5962,6 +7067,9 @@ MOCK_API cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, 
     cubind_mock_arg(&size, sizeof(int64_t));
     cubind_mock_arg(&values, sizeof(void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dnVecDescr, sizeof *dnVecDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5993,6 +7101,11 @@ MOCK_API cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t dnVecDescr, int6
     cubind_mock_arg(&size, sizeof(int64_t *));
     cubind_mock_arg(&values, sizeof(void **));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6014,6 +7127,9 @@ MOCK_API cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr
     cubind_mock_begin("cusparseDnVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseDnVecDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(values, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6050,6 +7166,9 @@ MOCK_API cusparseStatus_t cusparseSpMatGetFormat(cusparseConstSpMatDescr_t spMat
     cubind_mock_begin("cusparseSpMatGetFormat", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&format, sizeof(cusparseFormat_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(format, sizeof *format);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6059,6 +7178,9 @@ MOCK_API cusparseStatus_t cusparseSpMatGetIndexBase(cusparseConstSpMatDescr_t sp
     cubind_mock_begin("cusparseSpMatGetIndexBase", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6068,6 +7190,9 @@ MOCK_API cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr
     cubind_mock_begin("cusparseSpMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(values, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6098,6 +7223,11 @@ MOCK_API cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t spMatDe
     cubind_mock_arg(&rows, sizeof(int64_t *));
     cubind_mock_arg(&cols, sizeof(int64_t *));
     cubind_mock_arg(&nnz, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6107,6 +7237,9 @@ MOCK_API cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseConstSpMatDescr_t
     cubind_mock_begin("cusparseSpMatGetStridedBatch", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(batchCount, sizeof *batchCount);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6181,6 +7314,9 @@ MOCK_API cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&csrColIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6218,6 +7354,9 @@ MOCK_API cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&cscRowIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6255,6 +7394,18 @@ MOCK_API cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&csrColIndType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(csrRowOffsets, sizeof *csrRowOffsets);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(csrValues, sizeof *csrValues);
+        cubind_mock_zero(csrRowOffsetsType, sizeof *csrRowOffsetsType);
+        cubind_mock_zero(csrColIndType, sizeof *csrColIndType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6292,6 +7443,18 @@ MOCK_API cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&cscRowIndType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(cscColOffsets, sizeof *cscColOffsets);
+        cubind_mock_zero(cscRowInd, sizeof *cscRowInd);
+        cubind_mock_zero(cscValues, sizeof *cscValues);
+        cubind_mock_zero(cscColOffsetsType, sizeof *cscColOffsetsType);
+        cubind_mock_zero(cscRowIndType, sizeof *cscRowIndType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6394,6 +7557,9 @@ MOCK_API cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&cooIdxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6429,6 +7595,17 @@ MOCK_API cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(cooRowInd, sizeof *cooRowInd);
+        cubind_mock_zero(cooColInd, sizeof *cooColInd);
+        cubind_mock_zero(cooValues, sizeof *cooValues);
+        cubind_mock_zero(idxType, sizeof *idxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6475,6 +7652,9 @@ MOCK_API cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDe
     cubind_mock_arg(&ellIdxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6510,6 +7690,17 @@ MOCK_API cusparseStatus_t cusparseBlockedEllGet(cusparseSpMatDescr_t spMatDescr,
     cubind_mock_arg(&ellIdxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(ellBlockSize, sizeof *ellBlockSize);
+        cubind_mock_zero(ellCols, sizeof *ellCols);
+        cubind_mock_zero(ellColInd, sizeof *ellColInd);
+        cubind_mock_zero(ellValue, sizeof *ellValue);
+        cubind_mock_zero(ellIdxType, sizeof *ellIdxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6584,6 +7775,9 @@ MOCK_API cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, 
     cubind_mock_arg(&values, sizeof(void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dnMatDescr, sizeof *dnMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6621,6 +7815,14 @@ MOCK_API cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int6
     cubind_mock_arg(&values, sizeof(void **));
     cubind_mock_arg(&type, sizeof(cudaDataType *));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(ld, sizeof *ld);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(type, sizeof *type);
+        cubind_mock_zero(order, sizeof *order);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6645,6 +7847,9 @@ MOCK_API cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr
     cubind_mock_begin("cusparseDnMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseDnMatDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(values, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6684,6 +7889,10 @@ MOCK_API cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseConstDnMatDescr_t
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseConstDnMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int *));
     cubind_mock_arg(&batchStride, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(batchCount, sizeof *batchCount);
+        cubind_mock_zero(batchStride, sizeof *batchStride);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6742,6 +7951,9 @@ MOCK_API cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&result, sizeof(const void *));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6768,6 +7980,9 @@ MOCK_API cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t hand
     cubind_mock_arg(&matB, sizeof(cusparseDnMatDescr_t));
     cubind_mock_arg(&alg, sizeof(cusparseSparseToDenseAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6792,6 +8007,9 @@ MOCK_API cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t hand
     cubind_mock_arg(&matB, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&alg, sizeof(cusparseDenseToSparseAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6850,6 +8068,9 @@ MOCK_API cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&alg, sizeof(cusparseSpMVAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6876,6 +8097,9 @@ MOCK_API cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)
 {
     cubind_mock_begin("cusparseSpSV_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSVDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(descr, sizeof *descr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6901,6 +8125,9 @@ MOCK_API cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&alg, sizeof(cusparseSpSVAlg_t));
     cubind_mock_arg(&spsvDescr, sizeof(cusparseSpSVDescr_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6954,6 +8181,9 @@ MOCK_API cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)
 {
     cubind_mock_begin("cusparseSpSM_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSMDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(descr, sizeof *descr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6980,6 +8210,9 @@ MOCK_API cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&alg, sizeof(cusparseSpSMAlg_t));
     cubind_mock_arg(&spsmDescr, sizeof(cusparseSpSMDescr_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7045,6 +8278,9 @@ MOCK_API cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&alg, sizeof(cusparseSpMMAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7089,6 +8325,9 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *desc
 {
     cubind_mock_begin("cusparseSpGEMM_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpGEMMDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(descr, sizeof *descr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7117,6 +8356,9 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t handle,
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize1, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer1, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize1, sizeof *bufferSize1);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7170,6 +8412,9 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cuspar
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize2, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer2, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize2, sizeof *bufferSize2);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7205,6 +8450,9 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_workEstimation(cusparseHandle_t ha
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize1, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer1, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize1, sizeof *bufferSize1);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7226,6 +8474,11 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&externalBuffer3, sizeof(void *));
     cubind_mock_arg(&bufferSize4, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer4, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize2, sizeof *bufferSize2);
+        cubind_mock_zero(bufferSize3, sizeof *bufferSize3);
+        cubind_mock_zero(bufferSize4, sizeof *bufferSize4);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7243,6 +8496,9 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t handle, cusp
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize5, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer5, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize5, sizeof *bufferSize5);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7279,6 +8535,9 @@ MOCK_API cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t handle, cusp
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&alg, sizeof(cusparseSDDMMAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7338,6 +8597,10 @@ MOCK_API cusparseStatus_t cusparseSpMMOp_createPlan(cusparseHandle_t handle, cus
     cubind_mock_arg(&epilogueNvvmBuffer, sizeof(const void *));
     cubind_mock_arg(&epilogueBufferSize, sizeof(size_t));
     cubind_mock_arg(&SpMMWorkspaceSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(plan, sizeof *plan);
+        cubind_mock_zero(SpMMWorkspaceSize, sizeof *SpMMWorkspaceSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7373,6 +8636,9 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7390,6 +8656,10 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&csrRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7408,6 +8678,9 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7429,6 +8702,9 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7449,6 +8725,10 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7470,6 +8750,9 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7489,6 +8772,9 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7507,6 +8793,10 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7526,6 +8816,9 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7548,6 +8841,9 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7569,6 +8865,10 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7591,6 +8891,9 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif

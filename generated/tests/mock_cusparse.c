@@ -21,6 +21,9 @@ MOCK_API cusparseStatus_t cusparseCreate(cusparseHandle_t *handle)
 {
     cubind_mock_begin("cusparseCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -38,6 +41,9 @@ MOCK_API cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int *versi
     cubind_mock_begin("cusparseGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -46,6 +52,9 @@ MOCK_API cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int *val
     cubind_mock_begin("cusparseGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcusparse reports it (property) */
         return (cusparseStatus_t)cubind_mock_version((int)type, value);
@@ -83,6 +92,9 @@ MOCK_API cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_
     cubind_mock_begin("cusparseGetStream", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&streamId, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(streamId, sizeof *streamId);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -92,6 +104,9 @@ MOCK_API cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t handle, cuspar
     cubind_mock_begin("cusparseGetPointerMode", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&mode, sizeof(cusparsePointerMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -117,6 +132,9 @@ MOCK_API cusparseStatus_t cusparseLoggerSetFile(FILE *file)
 {
     cubind_mock_begin("cusparseLoggerSetFile", __builtin_return_address(0));
     cubind_mock_arg(&file, sizeof(FILE *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(file, sizeof *file);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -156,6 +174,9 @@ MOCK_API cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *descrA)
 {
     cubind_mock_begin("cusparseCreateMatDescr", __builtin_return_address(0));
     cubind_mock_arg(&descrA, sizeof(cusparseMatDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(descrA, sizeof *descrA);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -240,6 +261,9 @@ MOCK_API cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateCsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csric02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -256,6 +280,9 @@ MOCK_API cusparseStatus_t cusparseCreateBsric02Info(bsric02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsric02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsric02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -272,6 +299,9 @@ MOCK_API cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateCsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -288,6 +318,9 @@ MOCK_API cusparseStatus_t cusparseCreateBsrilu02Info(bsrilu02Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsrilu02Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -304,6 +337,9 @@ MOCK_API cusparseStatus_t cusparseCreateBsrsv2Info(bsrsv2Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsrsv2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -320,6 +356,9 @@ MOCK_API cusparseStatus_t cusparseCreateBsrsm2Info(bsrsm2Info_t *info)
 {
     cubind_mock_begin("cusparseCreateBsrsm2Info", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -336,6 +375,9 @@ MOCK_API cusparseStatus_t cusparseCreateCsru2csrInfo(csru2csrInfo_t *info)
 {
     cubind_mock_begin("cusparseCreateCsru2csrInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -352,6 +394,9 @@ MOCK_API cusparseStatus_t cusparseCreateColorInfo(cusparseColorInfo_t *info)
 {
     cubind_mock_begin("cusparseCreateColorInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(cusparseColorInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -368,6 +413,9 @@ MOCK_API cusparseStatus_t cusparseCreatePruneInfo(pruneInfo_t *info)
 {
     cubind_mock_begin("cusparseCreatePruneInfo", __builtin_return_address(0));
     cubind_mock_arg(&info, sizeof(pruneInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -397,6 +445,9 @@ MOCK_API cusparseStatus_t cusparseSgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(float *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -410,6 +461,9 @@ MOCK_API cusparseStatus_t cusparseSgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -431,6 +485,9 @@ MOCK_API cusparseStatus_t cusparseDgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(double *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -444,6 +501,9 @@ MOCK_API cusparseStatus_t cusparseDgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -465,6 +525,9 @@ MOCK_API cusparseStatus_t cusparseCgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(cuComplex *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -478,6 +541,9 @@ MOCK_API cusparseStatus_t cusparseCgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -499,6 +565,9 @@ MOCK_API cusparseStatus_t cusparseZgemvi(cusparseHandle_t handle, cusparseOperat
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -512,6 +581,9 @@ MOCK_API cusparseStatus_t cusparseZgemvi_bufferSize(cusparseHandle_t handle, cus
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&nnz, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -534,6 +606,9 @@ MOCK_API cusparseStatus_t cusparseSbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -556,6 +631,9 @@ MOCK_API cusparseStatus_t cusparseDbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -578,6 +656,9 @@ MOCK_API cusparseStatus_t cusparseCbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -600,6 +681,9 @@ MOCK_API cusparseStatus_t cusparseZbsrmv(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -625,6 +709,9 @@ MOCK_API cusparseStatus_t cusparseSbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&y, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -650,6 +737,9 @@ MOCK_API cusparseStatus_t cusparseDbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&y, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -675,6 +765,9 @@ MOCK_API cusparseStatus_t cusparseCbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&y, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -700,6 +793,9 @@ MOCK_API cusparseStatus_t cusparseZbsrxmv(cusparseHandle_t handle, cusparseDirec
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&y, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(y, sizeof *y);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -710,6 +806,9 @@ MOCK_API cusparseStatus_t cusparseXbsrsv2_zeroPivot(cusparseHandle_t handle, bsr
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -729,6 +828,10 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -748,6 +851,10 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -767,6 +874,10 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -786,6 +897,10 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -805,6 +920,10 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -824,6 +943,10 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -843,6 +966,10 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -862,6 +989,10 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsv2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValA, sizeof *bsrSortedValA);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -965,6 +1096,9 @@ MOCK_API cusparseStatus_t cusparseSbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -988,6 +1122,9 @@ MOCK_API cusparseStatus_t cusparseDbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1011,6 +1148,9 @@ MOCK_API cusparseStatus_t cusparseCbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1034,6 +1174,9 @@ MOCK_API cusparseStatus_t cusparseZbsrsv2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1060,6 +1203,9 @@ MOCK_API cusparseStatus_t cusparseSbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const float *));
     cubind_mock_arg(&C, sizeof(float *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1086,6 +1232,9 @@ MOCK_API cusparseStatus_t cusparseDbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const double *));
     cubind_mock_arg(&C, sizeof(double *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1112,6 +1261,9 @@ MOCK_API cusparseStatus_t cusparseCbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const cuComplex *));
     cubind_mock_arg(&C, sizeof(cuComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1138,6 +1290,9 @@ MOCK_API cusparseStatus_t cusparseZbsrmm(cusparseHandle_t handle, cusparseDirect
     cubind_mock_arg(&beta, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&C, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldc, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(C, sizeof *C);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1148,6 +1303,9 @@ MOCK_API cusparseStatus_t cusparseXbsrsm2_zeroPivot(cusparseHandle_t handle, bsr
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1169,6 +1327,10 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1190,6 +1352,10 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1211,6 +1377,10 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1232,6 +1402,10 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSize(cusparseHandle_t handle, cu
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1253,6 +1427,10 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1274,6 +1452,10 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1295,6 +1477,10 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1316,6 +1502,10 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_bufferSizeExt(cusparseHandle_t handle,
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrsm2Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1431,6 +1621,9 @@ MOCK_API cusparseStatus_t cusparseSbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(X, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1458,6 +1651,9 @@ MOCK_API cusparseStatus_t cusparseDbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(X, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1485,6 +1681,9 @@ MOCK_API cusparseStatus_t cusparseCbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(X, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1512,6 +1711,9 @@ MOCK_API cusparseStatus_t cusparseZbsrsm2_solve(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&ldx, sizeof(int));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(X, sizeof *X);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1524,6 +1726,10 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1536,6 +1742,10 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1548,6 +1758,10 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1560,6 +1774,10 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1570,6 +1788,9 @@ MOCK_API cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t handle, c
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1586,6 +1807,10 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1602,6 +1827,10 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1618,6 +1847,10 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1634,6 +1867,10 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1650,6 +1887,10 @@ MOCK_API cusparseStatus_t cusparseScsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1666,6 +1907,10 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1682,6 +1927,10 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1698,6 +1947,10 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1783,6 +2036,9 @@ MOCK_API cusparseStatus_t cusparseScsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1800,6 +2056,9 @@ MOCK_API cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1817,6 +2076,9 @@ MOCK_API cusparseStatus_t cusparseCcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1834,6 +2096,9 @@ MOCK_API cusparseStatus_t cusparseZcsrilu02(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&info, sizeof(csrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1846,6 +2111,10 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1858,6 +2127,10 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(double *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1870,6 +2143,10 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1882,6 +2159,10 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_numericBoost(cusparseHandle_t handle
     cubind_mock_arg(&enable_boost, sizeof(int));
     cubind_mock_arg(&tol, sizeof(double *));
     cubind_mock_arg(&boost_val, sizeof(cuDoubleComplex *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tol, sizeof *tol);
+        cubind_mock_zero(boost_val, sizeof *boost_val);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1892,6 +2173,9 @@ MOCK_API cusparseStatus_t cusparseXbsrilu02_zeroPivot(cusparseHandle_t handle, b
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1910,6 +2194,10 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1928,6 +2216,10 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1946,6 +2238,10 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -1964,6 +2260,10 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSize(cusparseHandle_t handle, 
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -1982,6 +2282,10 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2000,6 +2304,10 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2018,6 +2326,10 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2036,6 +2348,10 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2055,6 +2371,9 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2074,6 +2393,9 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2093,6 +2415,9 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2112,6 +2437,9 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02_analysis(cusparseHandle_t handle, cu
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2131,6 +2459,9 @@ MOCK_API cusparseStatus_t cusparseSbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2150,6 +2481,9 @@ MOCK_API cusparseStatus_t cusparseDbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2169,6 +2503,9 @@ MOCK_API cusparseStatus_t cusparseCbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2188,6 +2525,9 @@ MOCK_API cusparseStatus_t cusparseZbsrilu02(cusparseHandle_t handle, cusparseDir
     cubind_mock_arg(&info, sizeof(bsrilu02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2198,6 +2538,9 @@ MOCK_API cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t handle, cs
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2214,6 +2557,10 @@ MOCK_API cusparseStatus_t cusparseScsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2230,6 +2577,10 @@ MOCK_API cusparseStatus_t cusparseDcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2246,6 +2597,10 @@ MOCK_API cusparseStatus_t cusparseCcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2262,6 +2617,10 @@ MOCK_API cusparseStatus_t cusparseZcsric02_bufferSize(cusparseHandle_t handle, i
     cubind_mock_arg(&csrSortedColIndA, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA, sizeof *csrSortedValA);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2278,6 +2637,10 @@ MOCK_API cusparseStatus_t cusparseScsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2294,6 +2657,10 @@ MOCK_API cusparseStatus_t cusparseDcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2310,6 +2677,10 @@ MOCK_API cusparseStatus_t cusparseCcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2326,6 +2697,10 @@ MOCK_API cusparseStatus_t cusparseZcsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrSortedColInd, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedVal, sizeof *csrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2411,6 +2786,9 @@ MOCK_API cusparseStatus_t cusparseScsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2428,6 +2806,9 @@ MOCK_API cusparseStatus_t cusparseDcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2445,6 +2826,9 @@ MOCK_API cusparseStatus_t cusparseCcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2462,6 +2846,9 @@ MOCK_API cusparseStatus_t cusparseZcsric02(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&info, sizeof(csric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValA_valM, sizeof *csrSortedValA_valM);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2472,6 +2859,9 @@ MOCK_API cusparseStatus_t cusparseXbsric02_zeroPivot(cusparseHandle_t handle, bs
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&position, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(position, sizeof *position);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2490,6 +2880,10 @@ MOCK_API cusparseStatus_t cusparseSbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2508,6 +2902,10 @@ MOCK_API cusparseStatus_t cusparseDbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2526,6 +2924,10 @@ MOCK_API cusparseStatus_t cusparseCbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2544,6 +2946,10 @@ MOCK_API cusparseStatus_t cusparseZbsric02_bufferSize(cusparseHandle_t handle, c
     cubind_mock_arg(&blockDim, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2562,6 +2968,10 @@ MOCK_API cusparseStatus_t cusparseSbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2580,6 +2990,10 @@ MOCK_API cusparseStatus_t cusparseDbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2598,6 +3012,10 @@ MOCK_API cusparseStatus_t cusparseCbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2616,6 +3034,10 @@ MOCK_API cusparseStatus_t cusparseZbsric02_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2711,6 +3133,9 @@ MOCK_API cusparseStatus_t cusparseSbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2730,6 +3155,9 @@ MOCK_API cusparseStatus_t cusparseDbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2749,6 +3177,9 @@ MOCK_API cusparseStatus_t cusparseCbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2768,6 +3199,9 @@ MOCK_API cusparseStatus_t cusparseZbsric02(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&info, sizeof(bsric02Info_t));
     cubind_mock_arg(&policy, sizeof(cusparseSolvePolicy_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedVal, sizeof *bsrSortedVal);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2784,6 +3218,9 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2800,6 +3237,9 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2816,6 +3256,9 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2832,6 +3275,9 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_bufferSizeExt(cusparseHandle_t handle, 
     cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2848,6 +3294,9 @@ MOCK_API cusparseStatus_t cusparseSgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2864,6 +3313,9 @@ MOCK_API cusparseStatus_t cusparseDgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2880,6 +3332,9 @@ MOCK_API cusparseStatus_t cusparseCgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2896,6 +3351,9 @@ MOCK_API cusparseStatus_t cusparseZgtsv2(cusparseHandle_t handle, int m, int n, 
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2912,6 +3370,9 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2928,6 +3389,9 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2944,6 +3408,9 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2960,6 +3427,9 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot_bufferSizeExt(cusparseHandle_t 
     cubind_mock_arg(&B, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -2976,6 +3446,9 @@ MOCK_API cusparseStatus_t cusparseSgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(float *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -2992,6 +3465,9 @@ MOCK_API cusparseStatus_t cusparseDgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(double *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3008,6 +3484,9 @@ MOCK_API cusparseStatus_t cusparseCgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(cuComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3024,6 +3503,9 @@ MOCK_API cusparseStatus_t cusparseZgtsv2_nopivot(cusparseHandle_t handle, int m,
     cubind_mock_arg(&B, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&ldb, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(B, sizeof *B);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3040,6 +3522,9 @@ MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3056,6 +3541,9 @@ MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3072,6 +3560,9 @@ MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3088,6 +3579,9 @@ MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch_bufferSizeExt(cusparseHandl
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&bufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeInBytes, sizeof *bufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3104,6 +3598,9 @@ MOCK_API cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3120,6 +3617,9 @@ MOCK_API cusparseStatus_t cusparseDgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3136,6 +3636,9 @@ MOCK_API cusparseStatus_t cusparseCgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3152,6 +3655,9 @@ MOCK_API cusparseStatus_t cusparseZgtsv2StridedBatch(cusparseHandle_t handle, in
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&batchStride, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3168,6 +3674,9 @@ MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3184,6 +3693,9 @@ MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3200,6 +3712,9 @@ MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3216,6 +3731,9 @@ MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3232,6 +3750,12 @@ MOCK_API cusparseStatus_t cusparseSgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3248,6 +3772,12 @@ MOCK_API cusparseStatus_t cusparseDgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3264,6 +3794,12 @@ MOCK_API cusparseStatus_t cusparseCgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3280,6 +3816,12 @@ MOCK_API cusparseStatus_t cusparseZgtsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3298,6 +3840,9 @@ MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3316,6 +3861,9 @@ MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3334,6 +3882,9 @@ MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3352,6 +3903,9 @@ MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch_bufferSizeExt(cusparseHa
     cubind_mock_arg(&x, sizeof(const cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3370,6 +3924,14 @@ MOCK_API cusparseStatus_t cusparseSgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(float *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3388,6 +3950,14 @@ MOCK_API cusparseStatus_t cusparseDgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(double *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3406,6 +3976,14 @@ MOCK_API cusparseStatus_t cusparseCgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3424,6 +4002,14 @@ MOCK_API cusparseStatus_t cusparseZgpsvInterleavedBatch(cusparseHandle_t handle,
     cubind_mock_arg(&x, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&batchCount, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ds, sizeof *ds);
+        cubind_mock_zero(dl, sizeof *dl);
+        cubind_mock_zero(d, sizeof *d);
+        cubind_mock_zero(du, sizeof *du);
+        cubind_mock_zero(dw, sizeof *dw);
+        cubind_mock_zero(x, sizeof *x);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3451,6 +4037,9 @@ MOCK_API cusparseStatus_t cusparseScsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3478,6 +4067,9 @@ MOCK_API cusparseStatus_t cusparseDcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3505,6 +4097,9 @@ MOCK_API cusparseStatus_t cusparseCcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3532,6 +4127,9 @@ MOCK_API cusparseStatus_t cusparseZcsrgeam2_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3554,6 +4152,10 @@ MOCK_API cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t handle, int m, i
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&workspace, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3581,6 +4183,11 @@ MOCK_API cusparseStatus_t cusparseScsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3608,6 +4215,11 @@ MOCK_API cusparseStatus_t cusparseDcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3635,6 +4247,11 @@ MOCK_API cusparseStatus_t cusparseCcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3662,6 +4279,11 @@ MOCK_API cusparseStatus_t cusparseZcsrgeam2(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3681,6 +4303,11 @@ MOCK_API cusparseStatus_t cusparseScsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3700,6 +4327,11 @@ MOCK_API cusparseStatus_t cusparseDcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3719,6 +4351,11 @@ MOCK_API cusparseStatus_t cusparseCcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3738,6 +4375,11 @@ MOCK_API cusparseStatus_t cusparseZcsrcolor(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&coloring, sizeof(int *));
     cubind_mock_arg(&reordering, sizeof(int *));
     cubind_mock_arg(&info, sizeof(const cusparseColorInfo_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ncolors, sizeof *ncolors);
+        cubind_mock_zero(coloring, sizeof *coloring);
+        cubind_mock_zero(reordering, sizeof *reordering);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3754,6 +4396,10 @@ MOCK_API cusparseStatus_t cusparseSnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3770,6 +4416,10 @@ MOCK_API cusparseStatus_t cusparseDnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3786,6 +4436,10 @@ MOCK_API cusparseStatus_t cusparseCnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3802,6 +4456,10 @@ MOCK_API cusparseStatus_t cusparseZnnz(cusparseHandle_t handle, cusparseDirectio
     cubind_mock_arg(&lda, sizeof(int));
     cubind_mock_arg(&nnzPerRowCol, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRowCol, sizeof *nnzPerRowCol);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3817,6 +4475,10 @@ MOCK_API cusparseStatus_t cusparseSnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(float));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3832,6 +4494,10 @@ MOCK_API cusparseStatus_t cusparseDnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3847,6 +4513,10 @@ MOCK_API cusparseStatus_t cusparseCnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3862,6 +4532,10 @@ MOCK_API cusparseStatus_t cusparseZnnz_compress(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&nnzPerRow, sizeof(int *));
     cubind_mock_arg(&nnzC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuDoubleComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nnzPerRow, sizeof *nnzPerRow);
+        cubind_mock_zero(nnzC, sizeof *nnzC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3882,6 +4556,11 @@ MOCK_API cusparseStatus_t cusparseScsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(float));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3902,6 +4581,11 @@ MOCK_API cusparseStatus_t cusparseDcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(double));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3922,6 +4606,11 @@ MOCK_API cusparseStatus_t cusparseCcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3942,6 +4631,11 @@ MOCK_API cusparseStatus_t cusparseZcsr2csr_compress(cusparseHandle_t handle, int
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&tol, sizeof(cuDoubleComplex));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3955,6 +4649,9 @@ MOCK_API cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t handle, const int *c
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&csrSortedRowPtr, sizeof(int *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtr, sizeof *csrSortedRowPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -3968,6 +4665,9 @@ MOCK_API cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t handle, const int *c
     cubind_mock_arg(&m, sizeof(int));
     cubind_mock_arg(&cooRowInd, sizeof(int *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cooRowInd, sizeof *cooRowInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -3986,6 +4686,10 @@ MOCK_API cusparseStatus_t cusparseXcsr2bsrNnz(cusparseHandle_t handle, cusparseD
     cubind_mock_arg(&descrC, sizeof(const cusparseMatDescr_t));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4006,6 +4710,11 @@ MOCK_API cusparseStatus_t cusparseScsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(float *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4026,6 +4735,11 @@ MOCK_API cusparseStatus_t cusparseDcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(double *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4046,6 +4760,11 @@ MOCK_API cusparseStatus_t cusparseCcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(cuComplex *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4066,6 +4785,11 @@ MOCK_API cusparseStatus_t cusparseZcsr2bsr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&bsrSortedValC, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&bsrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&bsrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4086,6 +4810,11 @@ MOCK_API cusparseStatus_t cusparseSbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(float *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4106,6 +4835,11 @@ MOCK_API cusparseStatus_t cusparseDbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(double *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4126,6 +4860,11 @@ MOCK_API cusparseStatus_t cusparseCbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(cuComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4146,6 +4885,11 @@ MOCK_API cusparseStatus_t cusparseZbsr2csr(cusparseHandle_t handle, cusparseDire
     cubind_mock_arg(&csrSortedValC, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4163,6 +4907,9 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4180,6 +4927,9 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4197,6 +4947,9 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4214,6 +4967,9 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4231,6 +4987,9 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4248,6 +5007,9 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4265,6 +5027,9 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4282,6 +5047,9 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4304,6 +5072,11 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4326,6 +5099,11 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4348,6 +5126,11 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4370,6 +5153,11 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsc(cusparseHandle_t handle, int mb, 
     cubind_mock_arg(&copyValues, sizeof(cusparseAction_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bscVal, sizeof *bscVal);
+        cubind_mock_zero(bscRowInd, sizeof *bscRowInd);
+        cubind_mock_zero(bscColPtr, sizeof *bscColPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4389,6 +5177,10 @@ MOCK_API cusparseStatus_t cusparseXgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&descrC, sizeof(const cusparseMatDescr_t));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4410,6 +5202,11 @@ MOCK_API cusparseStatus_t cusparseSgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(float *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4431,6 +5228,11 @@ MOCK_API cusparseStatus_t cusparseDgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(double *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4452,6 +5254,11 @@ MOCK_API cusparseStatus_t cusparseCgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(cuComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4473,6 +5280,11 @@ MOCK_API cusparseStatus_t cusparseZgebsr2csr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&csrSortedValC, sizeof(cuDoubleComplex *));
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4491,6 +5303,9 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4509,6 +5324,9 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4527,6 +5345,9 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4545,6 +5366,9 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4563,6 +5387,9 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4581,6 +5408,9 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4599,6 +5429,9 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4617,6 +5450,9 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr_bufferSizeExt(cusparseHandle_t hand
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4637,6 +5473,10 @@ MOCK_API cusparseStatus_t cusparseXcsr2gebsrNnz(cusparseHandle_t handle, cuspars
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4659,6 +5499,11 @@ MOCK_API cusparseStatus_t cusparseScsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4681,6 +5526,11 @@ MOCK_API cusparseStatus_t cusparseDcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4703,6 +5553,11 @@ MOCK_API cusparseStatus_t cusparseCcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4725,6 +5580,11 @@ MOCK_API cusparseStatus_t cusparseZcsr2gebsr(cusparseHandle_t handle, cusparseDi
     cubind_mock_arg(&rowBlockDim, sizeof(int));
     cubind_mock_arg(&colBlockDim, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4746,6 +5606,9 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4767,6 +5630,9 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4788,6 +5654,9 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4809,6 +5678,9 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSize(cusparseHandle_t handl
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4830,6 +5702,9 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4851,6 +5726,9 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4872,6 +5750,9 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4893,6 +5774,9 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr_bufferSizeExt(cusparseHandle_t ha
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSize, sizeof *pBufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4916,6 +5800,10 @@ MOCK_API cusparseStatus_t cusparseXgebsr2gebsrNnz(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4941,6 +5829,11 @@ MOCK_API cusparseStatus_t cusparseSgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -4966,6 +5859,11 @@ MOCK_API cusparseStatus_t cusparseDgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -4991,6 +5889,11 @@ MOCK_API cusparseStatus_t cusparseCgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5016,6 +5919,11 @@ MOCK_API cusparseStatus_t cusparseZgebsr2gebsr(cusparseHandle_t handle, cusparse
     cubind_mock_arg(&rowBlockDimC, sizeof(int));
     cubind_mock_arg(&colBlockDimC, sizeof(int));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bsrSortedValC, sizeof *bsrSortedValC);
+        cubind_mock_zero(bsrSortedRowPtrC, sizeof *bsrSortedRowPtrC);
+        cubind_mock_zero(bsrSortedColIndC, sizeof *bsrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5026,6 +5934,9 @@ MOCK_API cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t han
     cubind_mock_arg(&handle, sizeof(cusparseHandle_t));
     cubind_mock_arg(&n, sizeof(int));
     cubind_mock_arg(&p, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(p, sizeof *p);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5040,6 +5951,9 @@ MOCK_API cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&cooRowsA, sizeof(const int *));
     cubind_mock_arg(&cooColsA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5055,6 +5969,11 @@ MOCK_API cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&cooColsA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cooRowsA, sizeof *cooRowsA);
+        cubind_mock_zero(cooColsA, sizeof *cooColsA);
+        cubind_mock_zero(P, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5070,6 +5989,11 @@ MOCK_API cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t handle, int 
     cubind_mock_arg(&cooColsA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cooRowsA, sizeof *cooRowsA);
+        cubind_mock_zero(cooColsA, sizeof *cooColsA);
+        cubind_mock_zero(P, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5084,6 +6008,9 @@ MOCK_API cusparseStatus_t cusparseXcsrsort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&csrRowPtrA, sizeof(const int *));
     cubind_mock_arg(&csrColIndA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5100,6 +6027,10 @@ MOCK_API cusparseStatus_t cusparseXcsrsort(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&csrColIndA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrColIndA, sizeof *csrColIndA);
+        cubind_mock_zero(P, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5114,6 +6045,9 @@ MOCK_API cusparseStatus_t cusparseXcscsort_bufferSizeExt(cusparseHandle_t handle
     cubind_mock_arg(&cscColPtrA, sizeof(const int *));
     cubind_mock_arg(&cscRowIndA, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5130,6 +6064,10 @@ MOCK_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t handle, int m, int n
     cubind_mock_arg(&cscRowIndA, sizeof(int *));
     cubind_mock_arg(&P, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cscRowIndA, sizeof *cscRowIndA);
+        cubind_mock_zero(P, sizeof *P);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5146,6 +6084,11 @@ MOCK_API cusparseStatus_t cusparseScsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5162,6 +6105,11 @@ MOCK_API cusparseStatus_t cusparseDcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5178,6 +6126,11 @@ MOCK_API cusparseStatus_t cusparseCcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5194,6 +6147,11 @@ MOCK_API cusparseStatus_t cusparseZcsru2csr_bufferSizeExt(cusparseHandle_t handl
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5211,6 +6169,10 @@ MOCK_API cusparseStatus_t cusparseScsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5228,6 +6190,10 @@ MOCK_API cusparseStatus_t cusparseDcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5245,6 +6211,10 @@ MOCK_API cusparseStatus_t cusparseCcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5262,6 +6232,10 @@ MOCK_API cusparseStatus_t cusparseZcsru2csr(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5279,6 +6253,10 @@ MOCK_API cusparseStatus_t cusparseScsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5296,6 +6274,10 @@ MOCK_API cusparseStatus_t cusparseDcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5313,6 +6295,10 @@ MOCK_API cusparseStatus_t cusparseCcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5330,6 +6316,10 @@ MOCK_API cusparseStatus_t cusparseZcsr2csru(cusparseHandle_t handle, int m, int 
     cubind_mock_arg(&csrColInd, sizeof(int *));
     cubind_mock_arg(&info, sizeof(csru2csrInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrVal, sizeof *csrVal);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5348,6 +6338,9 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5366,6 +6359,9 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5383,6 +6379,10 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&csrRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5400,6 +6400,10 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5418,6 +6422,10 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5436,6 +6444,10 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5457,6 +6469,9 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5478,6 +6493,9 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5498,6 +6516,10 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5518,6 +6540,10 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5539,6 +6565,10 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5560,6 +6590,10 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5579,6 +6613,9 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5598,6 +6635,9 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5616,6 +6656,10 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5634,6 +6678,10 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5653,6 +6701,10 @@ MOCK_API cusparseStatus_t cusparseSpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5672,6 +6724,10 @@ MOCK_API cusparseStatus_t cusparseDpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5694,6 +6750,9 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5716,6 +6775,9 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5737,6 +6799,10 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5758,6 +6824,10 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5780,6 +6850,10 @@ MOCK_API cusparseStatus_t cusparseSpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5802,6 +6876,10 @@ MOCK_API cusparseStatus_t cusparseDpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedValC, sizeof *csrSortedValC);
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5824,6 +6902,10 @@ MOCK_API cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t handle, int m, int
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&alg, sizeof(cusparseCsr2CscAlg_t));
     cubind_mock_arg(&buffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cscColPtr, sizeof *cscColPtr);
+        cubind_mock_zero(cscRowInd, sizeof *cscRowInd);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5846,6 +6928,11 @@ MOCK_API cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t handle,
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&alg, sizeof(cusparseCsr2CscAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cscColPtr, sizeof *cscColPtr);
+        cubind_mock_zero(cscRowInd, sizeof *cscRowInd);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5861,6 +6948,9 @@ MOCK_API cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *spVecDescr, 
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spVecDescr, sizeof *spVecDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5876,6 +6966,9 @@ MOCK_API cusparseStatus_t cusparseCreateConstSpVec(cusparseConstSpVecDescr_t *sp
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spVecDescr, sizeof *spVecDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5899,6 +6992,15 @@ MOCK_API cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t spVecDescr, int6
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(indices, sizeof *indices);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(idxType, sizeof *idxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5914,6 +7016,15 @@ MOCK_API cusparseStatus_t cusparseConstSpVecGet(cusparseConstSpVecDescr_t spVecD
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(indices, sizeof *indices);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(idxType, sizeof *idxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5923,6 +7034,9 @@ MOCK_API cusparseStatus_t cusparseSpVecGetIndexBase(cusparseConstSpVecDescr_t sp
     cubind_mock_begin("cusparseSpVecGetIndexBase", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5932,6 +7046,9 @@ MOCK_API cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t spVecDescr
     cubind_mock_begin("cusparseSpVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseSpVecDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(values, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5941,6 +7058,9 @@ MOCK_API cusparseStatus_t cusparseConstSpVecGetValues(cusparseConstSpVecDescr_t 
     cubind_mock_begin("cusparseConstSpVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spVecDescr, sizeof(cusparseConstSpVecDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(values, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5961,6 +7081,9 @@ MOCK_API cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *dnVecDescr, 
     cubind_mock_arg(&size, sizeof(int64_t));
     cubind_mock_arg(&values, sizeof(void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dnVecDescr, sizeof *dnVecDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -5972,6 +7095,9 @@ MOCK_API cusparseStatus_t cusparseCreateConstDnVec(cusparseConstDnVecDescr_t *dn
     cubind_mock_arg(&size, sizeof(int64_t));
     cubind_mock_arg(&values, sizeof(const void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dnVecDescr, sizeof *dnVecDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -5991,6 +7117,11 @@ MOCK_API cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t dnVecDescr, int6
     cubind_mock_arg(&size, sizeof(int64_t *));
     cubind_mock_arg(&values, sizeof(void **));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6002,6 +7133,11 @@ MOCK_API cusparseStatus_t cusparseConstDnVecGet(cusparseConstDnVecDescr_t dnVecD
     cubind_mock_arg(&size, sizeof(int64_t *));
     cubind_mock_arg(&values, sizeof(const void **));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6011,6 +7147,9 @@ MOCK_API cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t dnVecDescr
     cubind_mock_begin("cusparseDnVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseDnVecDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(values, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6020,6 +7159,9 @@ MOCK_API cusparseStatus_t cusparseConstDnVecGetValues(cusparseConstDnVecDescr_t 
     cubind_mock_begin("cusparseConstDnVecGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnVecDescr, sizeof(cusparseConstDnVecDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(values, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6046,6 +7188,9 @@ MOCK_API cusparseStatus_t cusparseSpMatGetFormat(cusparseConstSpMatDescr_t spMat
     cubind_mock_begin("cusparseSpMatGetFormat", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&format, sizeof(cusparseFormat_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(format, sizeof *format);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6055,6 +7200,9 @@ MOCK_API cusparseStatus_t cusparseSpMatGetIndexBase(cusparseConstSpMatDescr_t sp
     cubind_mock_begin("cusparseSpMatGetIndexBase", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6064,6 +7212,9 @@ MOCK_API cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t spMatDescr
     cubind_mock_begin("cusparseSpMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(values, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6073,6 +7224,9 @@ MOCK_API cusparseStatus_t cusparseConstSpMatGetValues(cusparseConstSpMatDescr_t 
     cubind_mock_begin("cusparseConstSpMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(values, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6093,6 +7247,11 @@ MOCK_API cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t spMatDe
     cubind_mock_arg(&rows, sizeof(int64_t *));
     cubind_mock_arg(&cols, sizeof(int64_t *));
     cubind_mock_arg(&nnz, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6102,6 +7261,9 @@ MOCK_API cusparseStatus_t cusparseSpMatGetStridedBatch(cusparseConstSpMatDescr_t
     cubind_mock_begin("cusparseSpMatGetStridedBatch", __builtin_return_address(0));
     cubind_mock_arg(&spMatDescr, sizeof(cusparseConstSpMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(batchCount, sizeof *batchCount);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6175,6 +7337,9 @@ MOCK_API cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&csrColIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6193,6 +7358,9 @@ MOCK_API cusparseStatus_t cusparseCreateConstCsr(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&csrColIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6211,6 +7379,9 @@ MOCK_API cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&cscRowIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6229,6 +7400,9 @@ MOCK_API cusparseStatus_t cusparseCreateConstCsc(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&cscRowIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6247,6 +7421,18 @@ MOCK_API cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&csrColIndType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(csrRowOffsets, sizeof *csrRowOffsets);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(csrValues, sizeof *csrValues);
+        cubind_mock_zero(csrRowOffsetsType, sizeof *csrRowOffsetsType);
+        cubind_mock_zero(csrColIndType, sizeof *csrColIndType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6265,6 +7451,18 @@ MOCK_API cusparseStatus_t cusparseConstCsrGet(cusparseConstSpMatDescr_t spMatDes
     cubind_mock_arg(&csrColIndType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(csrRowOffsets, sizeof *csrRowOffsets);
+        cubind_mock_zero(csrColInd, sizeof *csrColInd);
+        cubind_mock_zero(csrValues, sizeof *csrValues);
+        cubind_mock_zero(csrRowOffsetsType, sizeof *csrRowOffsetsType);
+        cubind_mock_zero(csrColIndType, sizeof *csrColIndType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6283,6 +7481,18 @@ MOCK_API cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&cscRowIndType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(cscColOffsets, sizeof *cscColOffsets);
+        cubind_mock_zero(cscRowInd, sizeof *cscRowInd);
+        cubind_mock_zero(cscValues, sizeof *cscValues);
+        cubind_mock_zero(cscColOffsetsType, sizeof *cscColOffsetsType);
+        cubind_mock_zero(cscRowIndType, sizeof *cscRowIndType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6301,6 +7511,18 @@ MOCK_API cusparseStatus_t cusparseConstCscGet(cusparseConstSpMatDescr_t spMatDes
     cubind_mock_arg(&cscRowIndType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(cscColOffsets, sizeof *cscColOffsets);
+        cubind_mock_zero(cscRowInd, sizeof *cscRowInd);
+        cubind_mock_zero(cscValues, sizeof *cscValues);
+        cubind_mock_zero(cscColOffsetsType, sizeof *cscColOffsetsType);
+        cubind_mock_zero(cscRowIndType, sizeof *cscRowIndType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6344,6 +7566,9 @@ MOCK_API cusparseStatus_t cusparseCreateBsr(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6365,6 +7590,9 @@ MOCK_API cusparseStatus_t cusparseCreateConstBsr(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6382,6 +7610,9 @@ MOCK_API cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *spMatDescr, in
     cubind_mock_arg(&cooIdxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6399,6 +7630,9 @@ MOCK_API cusparseStatus_t cusparseCreateConstCoo(cusparseConstSpMatDescr_t *spMa
     cubind_mock_arg(&cooIdxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6416,6 +7650,17 @@ MOCK_API cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t spMatDescr, int64_
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(cooRowInd, sizeof *cooRowInd);
+        cubind_mock_zero(cooColInd, sizeof *cooColInd);
+        cubind_mock_zero(cooValues, sizeof *cooValues);
+        cubind_mock_zero(idxType, sizeof *idxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6433,6 +7678,17 @@ MOCK_API cusparseStatus_t cusparseConstCooGet(cusparseConstSpMatDescr_t spMatDes
     cubind_mock_arg(&idxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(nnz, sizeof *nnz);
+        cubind_mock_zero(cooRowInd, sizeof *cooRowInd);
+        cubind_mock_zero(cooColInd, sizeof *cooColInd);
+        cubind_mock_zero(cooValues, sizeof *cooValues);
+        cubind_mock_zero(idxType, sizeof *idxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6461,6 +7717,9 @@ MOCK_API cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *spMatDe
     cubind_mock_arg(&ellIdxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6478,6 +7737,9 @@ MOCK_API cusparseStatus_t cusparseCreateConstBlockedEll(cusparseConstSpMatDescr_
     cubind_mock_arg(&ellIdxType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6495,6 +7757,17 @@ MOCK_API cusparseStatus_t cusparseBlockedEllGet(cusparseSpMatDescr_t spMatDescr,
     cubind_mock_arg(&ellIdxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(ellBlockSize, sizeof *ellBlockSize);
+        cubind_mock_zero(ellCols, sizeof *ellCols);
+        cubind_mock_zero(ellColInd, sizeof *ellColInd);
+        cubind_mock_zero(ellValue, sizeof *ellValue);
+        cubind_mock_zero(ellIdxType, sizeof *ellIdxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6512,6 +7785,17 @@ MOCK_API cusparseStatus_t cusparseConstBlockedEllGet(cusparseConstSpMatDescr_t s
     cubind_mock_arg(&ellIdxType, sizeof(cusparseIndexType_t *));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(ellBlockSize, sizeof *ellBlockSize);
+        cubind_mock_zero(ellCols, sizeof *ellCols);
+        cubind_mock_zero(ellColInd, sizeof *ellColInd);
+        cubind_mock_zero(ellValue, sizeof *ellValue);
+        cubind_mock_zero(ellIdxType, sizeof *ellIdxType);
+        cubind_mock_zero(idxBase, sizeof *idxBase);
+        cubind_mock_zero(valueType, sizeof *valueType);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6532,6 +7816,9 @@ MOCK_API cusparseStatus_t cusparseCreateSlicedEll(cusparseSpMatDescr_t *spMatDes
     cubind_mock_arg(&sellColIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6552,6 +7839,9 @@ MOCK_API cusparseStatus_t cusparseCreateConstSlicedEll(cusparseConstSpMatDescr_t
     cubind_mock_arg(&sellColIndType, sizeof(cusparseIndexType_t));
     cubind_mock_arg(&idxBase, sizeof(cusparseIndexBase_t));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(spMatDescr, sizeof *spMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6566,6 +7856,9 @@ MOCK_API cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *dnMatDescr, 
     cubind_mock_arg(&values, sizeof(void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dnMatDescr, sizeof *dnMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6580,6 +7873,9 @@ MOCK_API cusparseStatus_t cusparseCreateConstDnMat(cusparseConstDnMatDescr_t *dn
     cubind_mock_arg(&values, sizeof(const void *));
     cubind_mock_arg(&valueType, sizeof(cudaDataType));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dnMatDescr, sizeof *dnMatDescr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6602,6 +7898,14 @@ MOCK_API cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t dnMatDescr, int6
     cubind_mock_arg(&values, sizeof(void **));
     cubind_mock_arg(&type, sizeof(cudaDataType *));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(ld, sizeof *ld);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(type, sizeof *type);
+        cubind_mock_zero(order, sizeof *order);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6616,6 +7920,14 @@ MOCK_API cusparseStatus_t cusparseConstDnMatGet(cusparseConstDnMatDescr_t dnMatD
     cubind_mock_arg(&values, sizeof(const void **));
     cubind_mock_arg(&type, sizeof(cudaDataType *));
     cubind_mock_arg(&order, sizeof(cusparseOrder_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rows, sizeof *rows);
+        cubind_mock_zero(cols, sizeof *cols);
+        cubind_mock_zero(ld, sizeof *ld);
+        cubind_mock_zero(values, sizeof *values);
+        cubind_mock_zero(type, sizeof *type);
+        cubind_mock_zero(order, sizeof *order);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6625,6 +7937,9 @@ MOCK_API cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t dnMatDescr
     cubind_mock_begin("cusparseDnMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseDnMatDescr_t));
     cubind_mock_arg(&values, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(values, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6634,6 +7949,9 @@ MOCK_API cusparseStatus_t cusparseConstDnMatGetValues(cusparseConstDnMatDescr_t 
     cubind_mock_begin("cusparseConstDnMatGetValues", __builtin_return_address(0));
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseConstDnMatDescr_t));
     cubind_mock_arg(&values, sizeof(const void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(values, sizeof *values);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6663,6 +7981,10 @@ MOCK_API cusparseStatus_t cusparseDnMatGetStridedBatch(cusparseConstDnMatDescr_t
     cubind_mock_arg(&dnMatDescr, sizeof(cusparseConstDnMatDescr_t));
     cubind_mock_arg(&batchCount, sizeof(int *));
     cubind_mock_arg(&batchStride, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(batchCount, sizeof *batchCount);
+        cubind_mock_zero(batchStride, sizeof *batchStride);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -6721,6 +8043,9 @@ MOCK_API cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&result, sizeof(const void *));
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6747,6 +8072,9 @@ MOCK_API cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t hand
     cubind_mock_arg(&matB, sizeof(cusparseDnMatDescr_t));
     cubind_mock_arg(&alg, sizeof(cusparseSparseToDenseAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6771,6 +8099,9 @@ MOCK_API cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t hand
     cubind_mock_arg(&matB, sizeof(cusparseSpMatDescr_t));
     cubind_mock_arg(&alg, sizeof(cusparseDenseToSparseAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6829,6 +8160,9 @@ MOCK_API cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&alg, sizeof(cusparseSpMVAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6854,6 +8188,9 @@ MOCK_API cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *descr)
 {
     cubind_mock_begin("cusparseSpSV_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSVDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(descr, sizeof *descr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6879,6 +8216,9 @@ MOCK_API cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&alg, sizeof(cusparseSpSVAlg_t));
     cubind_mock_arg(&spsvDescr, sizeof(cusparseSpSVDescr_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6931,6 +8271,9 @@ MOCK_API cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *descr)
 {
     cubind_mock_begin("cusparseSpSM_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpSMDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(descr, sizeof *descr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -6957,6 +8300,9 @@ MOCK_API cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&alg, sizeof(cusparseSpSMAlg_t));
     cubind_mock_arg(&spsmDescr, sizeof(cusparseSpSMDescr_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7021,6 +8367,9 @@ MOCK_API cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&alg, sizeof(cusparseSpMMAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7065,6 +8414,9 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *desc
 {
     cubind_mock_begin("cusparseSpGEMM_createDescr", __builtin_return_address(0));
     cubind_mock_arg(&descr, sizeof(cusparseSpGEMMDescr_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(descr, sizeof *descr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7093,6 +8445,9 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t handle,
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize1, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer1, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize1, sizeof *bufferSize1);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7102,6 +8457,9 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_getNumProducts(cusparseSpGEMMDescr_t sp
     cubind_mock_begin("cusparseSpGEMM_getNumProducts", __builtin_return_address(0));
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&num_prods, sizeof(int64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(num_prods, sizeof *num_prods);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7124,6 +8482,10 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_estimateMemory(cusparseHandle_t handle,
     cubind_mock_arg(&bufferSize3, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer3, sizeof(void *));
     cubind_mock_arg(&bufferSize2, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize3, sizeof *bufferSize3);
+        cubind_mock_zero(bufferSize2, sizeof *bufferSize2);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7144,6 +8506,9 @@ MOCK_API cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cuspar
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize2, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer2, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize2, sizeof *bufferSize2);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7179,6 +8544,9 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_workEstimation(cusparseHandle_t ha
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize1, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer1, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize1, sizeof *bufferSize1);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7200,6 +8568,11 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t handle, cuspa
     cubind_mock_arg(&externalBuffer3, sizeof(void *));
     cubind_mock_arg(&bufferSize4, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer4, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize2, sizeof *bufferSize2);
+        cubind_mock_zero(bufferSize3, sizeof *bufferSize3);
+        cubind_mock_zero(bufferSize4, sizeof *bufferSize4);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7217,6 +8590,9 @@ MOCK_API cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t handle, cusp
     cubind_mock_arg(&spgemmDescr, sizeof(cusparseSpGEMMDescr_t));
     cubind_mock_arg(&bufferSize5, sizeof(size_t *));
     cubind_mock_arg(&externalBuffer5, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize5, sizeof *bufferSize5);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7253,6 +8629,9 @@ MOCK_API cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t handle, cusp
     cubind_mock_arg(&computeType, sizeof(cudaDataType));
     cubind_mock_arg(&alg, sizeof(cusparseSDDMMAlg_t));
     cubind_mock_arg(&bufferSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7312,6 +8691,10 @@ MOCK_API cusparseStatus_t cusparseSpMMOp_createPlan(cusparseHandle_t handle, cus
     cubind_mock_arg(&epilogueNvvmBuffer, sizeof(const void *));
     cubind_mock_arg(&epilogueBufferSize, sizeof(size_t));
     cubind_mock_arg(&SpMMWorkspaceSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(plan, sizeof *plan);
+        cubind_mock_zero(SpMMWorkspaceSize, sizeof *SpMMWorkspaceSize);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7347,6 +8730,9 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csr_bufferSizeExt(cusparseHandle_t
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7364,6 +8750,10 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnz(cusparseHandle_t handle, in
     cubind_mock_arg(&csrRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7382,6 +8772,9 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csr(cusparseHandle_t handle, int m
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7403,6 +8796,9 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csr_bufferSizeExt(cusparseHandle_t h
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7423,6 +8819,10 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnz(cusparseHandle_t handle, int 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(int *));
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7444,6 +8844,9 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csr(cusparseHandle_t handle, int m, 
     cubind_mock_arg(&csrSortedRowPtrC, sizeof(const int *));
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7463,6 +8866,9 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage_bufferSizeExt(cusp
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7481,6 +8887,10 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrNnzByPercentage(cusparseHandle_
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrRowPtrC, sizeof *csrRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7500,6 +8910,9 @@ MOCK_API cusparseStatus_t cusparseHpruneDense2csrByPercentage(cusparseHandle_t h
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7522,6 +8935,9 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrByPercentage_bufferSizeExt(cuspar
     cubind_mock_arg(&csrSortedColIndC, sizeof(const int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBufferSizeInBytes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBufferSizeInBytes, sizeof *pBufferSizeInBytes);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif
@@ -7543,6 +8959,10 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrNnzByPercentage(cusparseHandle_t 
     cubind_mock_arg(&nnzTotalDevHostPtr, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedRowPtrC, sizeof *csrSortedRowPtrC);
+        cubind_mock_zero(nnzTotalDevHostPtr, sizeof *nnzTotalDevHostPtr);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 
@@ -7565,6 +8985,9 @@ MOCK_API cusparseStatus_t cusparseHpruneCsr2csrByPercentage(cusparseHandle_t han
     cubind_mock_arg(&csrSortedColIndC, sizeof(int *));
     cubind_mock_arg(&info, sizeof(pruneInfo_t));
     cubind_mock_arg(&pBuffer, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(csrSortedColIndC, sizeof *csrSortedColIndC);
+    }
     return (cusparseStatus_t)cubind_mock_status();
 }
 #endif

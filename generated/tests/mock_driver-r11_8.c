@@ -20,6 +20,9 @@ MOCK_API CUresult cuGetErrorString(CUresult error, const char **pStr)
     cubind_mock_begin("cuGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pStr, sizeof *pStr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -29,6 +32,9 @@ MOCK_API CUresult cuGetErrorName(CUresult error, const char **pStr)
     cubind_mock_begin("cuGetErrorName", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pStr, sizeof *pStr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -44,6 +50,9 @@ MOCK_API CUresult cuDriverGetVersion(int *driverVersion)
 {
     cubind_mock_begin("cuDriverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&driverVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(driverVersion, sizeof *driverVersion);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcuda reports it (encoded) */
         long long mock_value = 0;
@@ -65,6 +74,9 @@ MOCK_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
     cubind_mock_begin("cuDeviceGet", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
     cubind_mock_arg(&ordinal, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -73,6 +85,9 @@ MOCK_API CUresult cuDeviceGetCount(int *count)
 {
     cubind_mock_begin("cuDeviceGetCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -83,6 +98,9 @@ MOCK_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
     cubind_mock_arg(&name, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(name, sizeof *name);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -92,6 +110,9 @@ MOCK_API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
     cubind_mock_begin("cuDeviceGetUuid_v2", __builtin_return_address(0));
     cubind_mock_arg(&uuid, sizeof(CUuuid *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(uuid, sizeof *uuid);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -102,6 +123,10 @@ MOCK_API CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUde
     cubind_mock_arg(&luid, sizeof(char *));
     cubind_mock_arg(&deviceNodeMask, sizeof(unsigned int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(luid, sizeof *luid);
+        cubind_mock_zero(deviceNodeMask, sizeof *deviceNodeMask);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -111,6 +136,9 @@ MOCK_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
     cubind_mock_begin("cuDeviceTotalMem_v2", __builtin_return_address(0));
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bytes, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -122,6 +150,9 @@ MOCK_API CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
     cubind_mock_arg(&format, sizeof(CUarray_format));
     cubind_mock_arg(&numChannels, sizeof(unsigned int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(maxWidthInElements, sizeof *maxWidthInElements);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -132,6 +163,9 @@ MOCK_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdev
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&attrib, sizeof(CUdevice_attribute));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pi, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -172,6 +206,9 @@ MOCK_API CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
     cubind_mock_begin("cuDeviceGetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pool, sizeof *pool);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -181,6 +218,9 @@ MOCK_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev
     cubind_mock_begin("cuDeviceGetDefaultMemPool", __builtin_return_address(0));
     cubind_mock_arg(&pool_out, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pool_out, sizeof *pool_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -191,6 +231,9 @@ MOCK_API CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType typ
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pi, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -209,6 +252,9 @@ MOCK_API CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
     cubind_mock_begin("cuDeviceGetProperties", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(CUdevprop *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(prop, sizeof *prop);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -219,6 +265,10 @@ MOCK_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -228,6 +278,9 @@ MOCK_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     cubind_mock_begin("cuDevicePrimaryCtxRetain", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -255,6 +308,10 @@ MOCK_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, 
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     cubind_mock_arg(&active, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+        cubind_mock_zero(active, sizeof *active);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -298,6 +355,9 @@ MOCK_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 {
     cubind_mock_begin("cuCtxPopCurrent_v2", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -314,6 +374,9 @@ MOCK_API CUresult cuCtxGetCurrent(CUcontext *pctx)
 {
     cubind_mock_begin("cuCtxGetCurrent", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -322,6 +385,9 @@ MOCK_API CUresult cuCtxGetDevice(CUdevice *device)
 {
     cubind_mock_begin("cuCtxGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -340,6 +406,9 @@ MOCK_API CUresult cuCtxGetFlags(unsigned int *flags)
 {
     cubind_mock_begin("cuCtxGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -393,6 +462,9 @@ MOCK_API CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
     cubind_mock_begin("cuCtxGetLimit", __builtin_return_address(0));
     cubind_mock_arg(&pvalue, sizeof(size_t *));
     cubind_mock_arg(&limit, sizeof(CUlimit));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pvalue, sizeof *pvalue);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -401,6 +473,9 @@ MOCK_API CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
     cubind_mock_begin("cuCtxGetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&pconfig, sizeof(CUfunc_cache *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pconfig, sizeof *pconfig);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -418,6 +493,9 @@ MOCK_API CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
     cubind_mock_begin("cuCtxGetApiVersion", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&version, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -427,6 +505,10 @@ MOCK_API CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestP
     cubind_mock_begin("cuCtxGetStreamPriorityRange", __builtin_return_address(0));
     cubind_mock_arg(&leastPriority, sizeof(int *));
     cubind_mock_arg(&greatestPriority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(leastPriority, sizeof *leastPriority);
+        cubind_mock_zero(greatestPriority, sizeof *greatestPriority);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -443,6 +525,9 @@ MOCK_API CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexe
     cubind_mock_begin("cuCtxGetExecAffinity", __builtin_return_address(0));
     cubind_mock_arg(&pExecAffinity, sizeof(CUexecAffinityParam *));
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pExecAffinity, sizeof *pExecAffinity);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -472,6 +557,9 @@ MOCK_API CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)
     cubind_mock_begin("cuCtxAttach", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -488,6 +576,9 @@ MOCK_API CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 {
     cubind_mock_begin("cuCtxGetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&pConfig, sizeof(CUsharedconfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pConfig, sizeof *pConfig);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -505,6 +596,9 @@ MOCK_API CUresult cuModuleLoad(CUmodule *module, const char *fname)
     cubind_mock_begin("cuModuleLoad", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fname, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(module, sizeof *module);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -514,6 +608,9 @@ MOCK_API CUresult cuModuleLoadData(CUmodule *module, const void *image)
     cubind_mock_begin("cuModuleLoadData", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&image, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(module, sizeof *module);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -526,6 +623,11 @@ MOCK_API CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsign
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(module, sizeof *module);
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -535,6 +637,9 @@ MOCK_API CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
     cubind_mock_begin("cuModuleLoadFatBinary", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fatCubin, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(module, sizeof *module);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -551,6 +656,9 @@ MOCK_API CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
     cubind_mock_begin("cuModuleGetLoadingMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUmoduleLoadingMode *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -561,6 +669,9 @@ MOCK_API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const ch
     cubind_mock_arg(&hfunc, sizeof(CUfunction *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(hfunc, sizeof *hfunc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -593,6 +704,10 @@ MOCK_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodul
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(bytes, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -604,6 +719,11 @@ MOCK_API CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
     cubind_mock_arg(&stateOut, sizeof(CUlinkState *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
+        cubind_mock_zero(stateOut, sizeof *stateOut);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -619,6 +739,10 @@ MOCK_API CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void 
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -632,6 +756,10 @@ MOCK_API CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -642,6 +770,10 @@ MOCK_API CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *siz
     cubind_mock_arg(&state, sizeof(CUlinkState));
     cubind_mock_arg(&cubinOut, sizeof(void **));
     cubind_mock_arg(&sizeOut, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cubinOut, sizeof *cubinOut);
+        cubind_mock_zero(sizeOut, sizeof *sizeOut);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -660,6 +792,9 @@ MOCK_API CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char
     cubind_mock_arg(&pTexRef, sizeof(CUtexref *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pTexRef, sizeof *pTexRef);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -670,6 +805,9 @@ MOCK_API CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const c
     cubind_mock_arg(&pSurfRef, sizeof(CUsurfref *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pSurfRef, sizeof *pSurfRef);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -874,6 +1012,10 @@ MOCK_API CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
     cubind_mock_begin("cuMemGetInfo_v2", __builtin_return_address(0));
     cubind_mock_arg(&free, sizeof(size_t *));
     cubind_mock_arg(&total, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(free, sizeof *free);
+        cubind_mock_zero(total, sizeof *total);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -883,6 +1025,9 @@ MOCK_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     cubind_mock_begin("cuMemAlloc_v2", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -895,6 +1040,10 @@ MOCK_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t W
     cubind_mock_arg(&WidthInBytes, sizeof(size_t));
     cubind_mock_arg(&Height, sizeof(size_t));
     cubind_mock_arg(&ElementSizeBytes, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(pPitch, sizeof *pPitch);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -913,6 +1062,10 @@ MOCK_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUd
     cubind_mock_arg(&pbase, sizeof(CUdeviceptr *));
     cubind_mock_arg(&psize, sizeof(size_t *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pbase, sizeof *pbase);
+        cubind_mock_zero(psize, sizeof *psize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -922,6 +1075,9 @@ MOCK_API CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
     cubind_mock_begin("cuMemAllocHost_v2", __builtin_return_address(0));
     cubind_mock_arg(&pp, sizeof(void **));
     cubind_mock_arg(&bytesize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pp, sizeof *pp);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -940,6 +1096,9 @@ MOCK_API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
     cubind_mock_arg(&pp, sizeof(void **));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pp, sizeof *pp);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -950,6 +1109,9 @@ MOCK_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsi
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&p, sizeof(void *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pdptr, sizeof *pdptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -959,6 +1121,9 @@ MOCK_API CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
     cubind_mock_begin("cuMemHostGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&p, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pFlags, sizeof *pFlags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -969,6 +1134,9 @@ MOCK_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1000,6 +1168,9 @@ MOCK_API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
     cubind_mock_begin("cuDeviceGetByPCIBusId", __builtin_return_address(0));
     cubind_mock_arg(&dev, sizeof(CUdevice *));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dev, sizeof *dev);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1010,6 +1181,9 @@ MOCK_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
     cubind_mock_arg(&pciBusId, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pciBusId, sizeof *pciBusId);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1019,6 +1193,9 @@ MOCK_API CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
     cubind_mock_begin("cuIpcGetEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUipcEventHandle *));
     cubind_mock_arg(&event, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1028,6 +1205,9 @@ MOCK_API CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle
     cubind_mock_begin("cuIpcOpenEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&handle, sizeof(CUipcEventHandle));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phEvent, sizeof *phEvent);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1037,6 +1217,9 @@ MOCK_API CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
     cubind_mock_begin("cuIpcGetMemHandle", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUipcMemHandle *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1047,6 +1230,9 @@ MOCK_API CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handl
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&handle, sizeof(CUipcMemHandle));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pdptr, sizeof *pdptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1496,6 +1682,9 @@ MOCK_API CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR
     cubind_mock_begin("cuArrayCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY_DESCRIPTOR *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1505,6 +1694,9 @@ MOCK_API CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescripto
     cubind_mock_begin("cuArrayGetDescriptor_v2", __builtin_return_address(0));
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pArrayDescriptor, sizeof *pArrayDescriptor);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1514,6 +1706,9 @@ MOCK_API CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *spars
     cubind_mock_begin("cuArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&array, sizeof(CUarray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1523,6 +1718,9 @@ MOCK_API CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTI
     cubind_mock_begin("cuMipmappedArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1533,6 +1731,9 @@ MOCK_API CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *m
     cubind_mock_arg(&memoryRequirements, sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS *));
     cubind_mock_arg(&array, sizeof(CUarray));
     cubind_mock_arg(&device, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1543,6 +1744,9 @@ MOCK_API CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIR
     cubind_mock_arg(&memoryRequirements, sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS *));
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
     cubind_mock_arg(&device, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1553,6 +1757,9 @@ MOCK_API CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned
     cubind_mock_arg(&pPlaneArray, sizeof(CUarray *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
     cubind_mock_arg(&planeIdx, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pPlaneArray, sizeof *pPlaneArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1570,6 +1777,9 @@ MOCK_API CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRI
     cubind_mock_begin("cuArray3DCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1579,6 +1789,9 @@ MOCK_API CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescr
     cubind_mock_begin("cuArray3DGetDescriptor_v2", __builtin_return_address(0));
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pArrayDescriptor, sizeof *pArrayDescriptor);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1589,6 +1802,9 @@ MOCK_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_A
     cubind_mock_arg(&pHandle, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&pMipmappedArrayDesc, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&numMipmapLevels, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1599,6 +1815,9 @@ MOCK_API CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArra
     cubind_mock_arg(&pLevelArray, sizeof(CUarray *));
     cubind_mock_arg(&hMipmappedArray, sizeof(CUmipmappedArray));
     cubind_mock_arg(&level, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pLevelArray, sizeof *pLevelArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1644,6 +1863,9 @@ MOCK_API CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alig
     cubind_mock_arg(&alignment, sizeof(size_t));
     cubind_mock_arg(&addr, sizeof(CUdeviceptr));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptr, sizeof *ptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1664,6 +1886,9 @@ MOCK_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1694,6 +1919,9 @@ MOCK_API CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int c
     cubind_mock_arg(&mapInfoList, sizeof(CUarrayMapInfo *));
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mapInfoList, sizeof *mapInfoList);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1724,6 +1952,9 @@ MOCK_API CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation 
     cubind_mock_arg(&flags, sizeof(unsigned long long *));
     cubind_mock_arg(&location, sizeof(const CUmemLocation *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1745,6 +1976,9 @@ MOCK_API CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&osHandle, sizeof(void *));
     cubind_mock_arg(&shHandleType, sizeof(CUmemAllocationHandleType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1755,6 +1989,9 @@ MOCK_API CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmem
     cubind_mock_arg(&granularity, sizeof(size_t *));
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
     cubind_mock_arg(&option, sizeof(CUmemAllocationGranularity_flags));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(granularity, sizeof *granularity);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1764,6 +2001,9 @@ MOCK_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *pr
     cubind_mock_begin("cuMemGetAllocationPropertiesFromHandle", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(CUmemAllocationProp *));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(prop, sizeof *prop);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1773,6 +2013,9 @@ MOCK_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *hand
     cubind_mock_begin("cuMemRetainAllocationHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&addr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1792,6 +2035,9 @@ MOCK_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream h
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1841,6 +2087,10 @@ MOCK_API CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memP
     cubind_mock_arg(&flags, sizeof(CUmemAccess_flags *));
     cubind_mock_arg(&memPool, sizeof(CUmemoryPool));
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+        cubind_mock_zero(location, sizeof *location);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1903,6 +2153,9 @@ MOCK_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CU
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1925,6 +2178,9 @@ MOCK_API CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, voi
     cubind_mock_arg(&handle, sizeof(void *));
     cubind_mock_arg(&handleType, sizeof(CUmemAllocationHandleType));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pool_out, sizeof *pool_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1934,6 +2190,9 @@ MOCK_API CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, 
     cubind_mock_begin("cuMemPoolExportPointer", __builtin_return_address(0));
     cubind_mock_arg(&shareData_out, sizeof(CUmemPoolPtrExportData *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(shareData_out, sizeof *shareData_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1944,6 +2203,10 @@ MOCK_API CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool
     cubind_mock_arg(&ptr_out, sizeof(CUdeviceptr *));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&shareData, sizeof(CUmemPoolPtrExportData *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptr_out, sizeof *ptr_out);
+        cubind_mock_zero(shareData, sizeof *shareData);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2118,6 +2381,11 @@ MOCK_API CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_
     cubind_mock_arg(&numAttributes, sizeof(size_t));
     cubind_mock_arg(&devPtr, sizeof(CUdeviceptr));
     cubind_mock_arg(&count, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(data, sizeof *data);
+        cubind_mock_zero(dataSizes, sizeof *dataSizes);
+        cubind_mock_zero(attributes, sizeof *attributes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2139,6 +2407,10 @@ MOCK_API CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_a
     cubind_mock_arg(&attributes, sizeof(CUpointer_attribute *));
     cubind_mock_arg(&data, sizeof(void **));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(attributes, sizeof *attributes);
+        cubind_mock_zero(data, sizeof *data);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2148,6 +2420,9 @@ MOCK_API CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
     cubind_mock_begin("cuStreamCreate", __builtin_return_address(0));
     cubind_mock_arg(&phStream, sizeof(CUstream *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phStream, sizeof *phStream);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2158,6 +2433,9 @@ MOCK_API CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int fl
     cubind_mock_arg(&phStream, sizeof(CUstream *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phStream, sizeof *phStream);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2167,6 +2445,9 @@ MOCK_API CUresult cuStreamGetPriority(CUstream hStream, int *priority)
     cubind_mock_begin("cuStreamGetPriority", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&priority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(priority, sizeof *priority);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2186,6 +2467,9 @@ MOCK_API CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)
     cubind_mock_begin("cuStreamGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2205,6 +2489,9 @@ MOCK_API CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
     cubind_mock_begin("cuStreamGetCtx", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2268,6 +2555,9 @@ MOCK_API CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
     cubind_mock_begin("cuThreadExchangeStreamCaptureMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUstreamCaptureMode *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2277,6 +2567,9 @@ MOCK_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
     cubind_mock_begin("cuStreamEndCapture", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraph, sizeof *phGraph);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2286,6 +2579,9 @@ MOCK_API CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *c
     cubind_mock_begin("cuStreamIsCapturing", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&captureStatus, sizeof(CUstreamCaptureStatus *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(captureStatus, sizeof *captureStatus);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2366,6 +2662,9 @@ MOCK_API CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CU
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&attr, sizeof(CUstreamAttrID));
     cubind_mock_arg(&value_out, sizeof(CUstreamAttrValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value_out, sizeof *value_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2385,6 +2684,9 @@ MOCK_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
     cubind_mock_begin("cuEventCreate", __builtin_return_address(0));
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phEvent, sizeof *phEvent);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2438,6 +2740,9 @@ MOCK_API CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUeve
     cubind_mock_arg(&pMilliseconds, sizeof(float *));
     cubind_mock_arg(&hStart, sizeof(CUevent));
     cubind_mock_arg(&hEnd, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pMilliseconds, sizeof *pMilliseconds);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2447,6 +2752,9 @@ MOCK_API CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUD
     cubind_mock_begin("cuImportExternalMemory", __builtin_return_address(0));
     cubind_mock_arg(&extMem_out, sizeof(CUexternalMemory *));
     cubind_mock_arg(&memHandleDesc, sizeof(const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(extMem_out, sizeof *extMem_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2457,6 +2765,9 @@ MOCK_API CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexterna
     cubind_mock_arg(&devPtr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&bufferDesc, sizeof(const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2467,6 +2778,9 @@ MOCK_API CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipm
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&mipmapDesc, sizeof(const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mipmap, sizeof *mipmap);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2484,6 +2798,9 @@ MOCK_API CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, con
     cubind_mock_begin("cuImportExternalSemaphore", __builtin_return_address(0));
     cubind_mock_arg(&extSem_out, sizeof(CUexternalSemaphore *));
     cubind_mock_arg(&semHandleDesc, sizeof(const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(extSem_out, sizeof *extSem_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2569,6 +2886,9 @@ MOCK_API CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUs
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&paramArray, sizeof(CUstreamBatchMemOpParams *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(paramArray, sizeof *paramArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2579,6 +2899,9 @@ MOCK_API CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfun
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&attrib, sizeof(CUfunction_attribute));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pi, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2607,6 +2930,9 @@ MOCK_API CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
     cubind_mock_begin("cuFuncGetModule", __builtin_return_address(0));
     cubind_mock_arg(&hmod, sizeof(CUmodule *));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(hmod, sizeof *hmod);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2666,6 +2992,10 @@ MOCK_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned i
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&kernelParams, sizeof(void **));
     cubind_mock_arg(&extra, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(kernelParams, sizeof *kernelParams);
+        cubind_mock_zero(extra, sizeof *extra);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2677,6 +3007,10 @@ MOCK_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, v
     cubind_mock_arg(&f, sizeof(CUfunction));
     cubind_mock_arg(&kernelParams, sizeof(void **));
     cubind_mock_arg(&extra, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(kernelParams, sizeof *kernelParams);
+        cubind_mock_zero(extra, sizeof *extra);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2694,6 +3028,9 @@ MOCK_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
     cubind_mock_arg(&sharedMemBytes, sizeof(unsigned int));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&kernelParams, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(kernelParams, sizeof *kernelParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2704,6 +3041,9 @@ MOCK_API CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launc
     cubind_mock_arg(&launchParamsList, sizeof(CUDA_LAUNCH_PARAMS *));
     cubind_mock_arg(&numDevices, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(launchParamsList, sizeof *launchParamsList);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2831,6 +3171,9 @@ MOCK_API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
     cubind_mock_begin("cuGraphCreate", __builtin_return_address(0));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraph, sizeof *phGraph);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2877,6 +3220,9 @@ MOCK_API CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&copyParams, sizeof(const CUDA_MEMCPY3D *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2886,6 +3232,9 @@ MOCK_API CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *n
     cubind_mock_begin("cuGraphMemcpyNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMCPY3D *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2908,6 +3257,9 @@ MOCK_API CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&memsetParams, sizeof(const CUDA_MEMSET_NODE_PARAMS *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2917,6 +3269,9 @@ MOCK_API CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE
     cubind_mock_begin("cuGraphMemsetNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMSET_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2938,6 +3293,9 @@ MOCK_API CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, c
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_HOST_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2947,6 +3305,9 @@ MOCK_API CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PAR
     cubind_mock_begin("cuGraphHostNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_HOST_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2968,6 +3329,9 @@ MOCK_API CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGr
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&childGraph, sizeof(CUgraph));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2977,6 +3341,9 @@ MOCK_API CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGr
     cubind_mock_begin("cuGraphChildGraphNodeGetGraph", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraph, sizeof *phGraph);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2988,6 +3355,9 @@ MOCK_API CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, 
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3000,6 +3370,9 @@ MOCK_API CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hG
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3009,6 +3382,9 @@ MOCK_API CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *eve
     cubind_mock_begin("cuGraphEventRecordNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event_out, sizeof *event_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3030,6 +3406,9 @@ MOCK_API CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGra
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3039,6 +3418,9 @@ MOCK_API CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event
     cubind_mock_begin("cuGraphEventWaitNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event_out, sizeof *event_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3060,6 +3442,9 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNod
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3069,6 +3454,9 @@ MOCK_API CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode
     cubind_mock_begin("cuGraphExternalSemaphoresSignalNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params_out, sizeof *params_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3090,6 +3478,9 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode,
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3099,6 +3490,9 @@ MOCK_API CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, 
     cubind_mock_begin("cuGraphExternalSemaphoresWaitNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params_out, sizeof *params_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3187,6 +3581,9 @@ MOCK_API CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3196,6 +3593,9 @@ MOCK_API CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dp
     cubind_mock_begin("cuGraphMemFreeNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&dptr_out, sizeof(CUdeviceptr *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr_out, sizeof *dptr_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3233,6 +3633,9 @@ MOCK_API CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
     cubind_mock_begin("cuGraphClone", __builtin_return_address(0));
     cubind_mock_arg(&phGraphClone, sizeof(CUgraph *));
     cubind_mock_arg(&originalGraph, sizeof(CUgraph));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphClone, sizeof *phGraphClone);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3243,6 +3646,9 @@ MOCK_API CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOrigi
     cubind_mock_arg(&phNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hOriginalNode, sizeof(CUgraphNode));
     cubind_mock_arg(&hClonedGraph, sizeof(CUgraph));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phNode, sizeof *phNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3252,6 +3658,9 @@ MOCK_API CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
     cubind_mock_begin("cuGraphNodeGetType", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&type, sizeof(CUgraphNodeType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(type, sizeof *type);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3262,6 +3671,10 @@ MOCK_API CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *nu
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&nodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodes, sizeof *nodes);
+        cubind_mock_zero(numNodes, sizeof *numNodes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3272,6 +3685,10 @@ MOCK_API CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, si
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&rootNodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numRootNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rootNodes, sizeof *rootNodes);
+        cubind_mock_zero(numRootNodes, sizeof *numRootNodes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3348,6 +3765,9 @@ MOCK_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph 
     cubind_mock_arg(&phGraphExec, sizeof(CUgraphExec *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphExec, sizeof *phGraphExec);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3482,6 +3902,9 @@ MOCK_API CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNod
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(isEnabled, sizeof *isEnabled);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3547,6 +3970,9 @@ MOCK_API CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeA
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&attr, sizeof(CUkernelNodeAttrID));
     cubind_mock_arg(&value_out, sizeof(CUkernelNodeAttrValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value_out, sizeof *value_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3579,6 +4005,9 @@ MOCK_API CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhost
     cubind_mock_arg(&destroy, sizeof(CUhostFn));
     cubind_mock_arg(&initialRefcount, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(object_out, sizeof *object_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3677,6 +4106,9 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CU
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3689,6 +4121,9 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numB
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3702,6 +4137,10 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockS
     cubind_mock_arg(&blockSizeToDynamicSMemSize, sizeof(CUoccupancyB2DSize));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&blockSizeLimit, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(minGridSize, sizeof *minGridSize);
+        cubind_mock_zero(blockSize, sizeof *blockSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3716,6 +4155,10 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, in
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&blockSizeLimit, sizeof(int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(minGridSize, sizeof *minGridSize);
+        cubind_mock_zero(blockSize, sizeof *blockSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3727,6 +4170,9 @@ MOCK_API CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSiz
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&numBlocks, sizeof(int));
     cubind_mock_arg(&blockSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dynamicSmemSize, sizeof *dynamicSmemSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3737,6 +4183,9 @@ MOCK_API CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunctio
     cubind_mock_arg(&clusterSize, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(clusterSize, sizeof *clusterSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3747,6 +4196,9 @@ MOCK_API CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func
     cubind_mock_arg(&numClusters, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numClusters, sizeof *numClusters);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3778,6 +4230,9 @@ MOCK_API CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CU
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     cubind_mock_arg(&bytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ByteOffset, sizeof *ByteOffset);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3864,6 +4319,9 @@ MOCK_API CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
     cubind_mock_begin("cuTexRefSetBorderColor", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&pBorderColor, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBorderColor, sizeof *pBorderColor);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3882,6 +4340,9 @@ MOCK_API CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetAddress_v2", __builtin_return_address(0));
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pdptr, sizeof *pdptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3891,6 +4352,9 @@ MOCK_API CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetArray", __builtin_return_address(0));
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phArray, sizeof *phArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3900,6 +4364,9 @@ MOCK_API CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, 
     cubind_mock_begin("cuTexRefGetMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&phMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phMipmappedArray, sizeof *phMipmappedArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3910,6 +4377,9 @@ MOCK_API CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, 
     cubind_mock_arg(&pam, sizeof(CUaddress_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&dim, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pam, sizeof *pam);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3919,6 +4389,9 @@ MOCK_API CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetFilterMode", __builtin_return_address(0));
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pfm, sizeof *pfm);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3929,6 +4402,10 @@ MOCK_API CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, 
     cubind_mock_arg(&pFormat, sizeof(CUarray_format *));
     cubind_mock_arg(&pNumChannels, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pFormat, sizeof *pFormat);
+        cubind_mock_zero(pNumChannels, sizeof *pNumChannels);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3938,6 +4415,9 @@ MOCK_API CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexR
     cubind_mock_begin("cuTexRefGetMipmapFilterMode", __builtin_return_address(0));
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pfm, sizeof *pfm);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3947,6 +4427,9 @@ MOCK_API CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetMipmapLevelBias", __builtin_return_address(0));
     cubind_mock_arg(&pbias, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pbias, sizeof *pbias);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3957,6 +4440,10 @@ MOCK_API CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float
     cubind_mock_arg(&pminMipmapLevelClamp, sizeof(float *));
     cubind_mock_arg(&pmaxMipmapLevelClamp, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pminMipmapLevelClamp, sizeof *pminMipmapLevelClamp);
+        cubind_mock_zero(pmaxMipmapLevelClamp, sizeof *pmaxMipmapLevelClamp);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3966,6 +4453,9 @@ MOCK_API CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetMaxAnisotropy", __builtin_return_address(0));
     cubind_mock_arg(&pmaxAniso, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pmaxAniso, sizeof *pmaxAniso);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3975,6 +4465,9 @@ MOCK_API CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetBorderColor", __builtin_return_address(0));
     cubind_mock_arg(&pBorderColor, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBorderColor, sizeof *pBorderColor);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3984,6 +4477,9 @@ MOCK_API CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pFlags, sizeof *pFlags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3992,6 +4488,9 @@ MOCK_API CUresult cuTexRefCreate(CUtexref *pTexRef)
 {
     cubind_mock_begin("cuTexRefCreate", __builtin_return_address(0));
     cubind_mock_arg(&pTexRef, sizeof(CUtexref *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pTexRef, sizeof *pTexRef);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4019,6 +4518,9 @@ MOCK_API CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
     cubind_mock_begin("cuSurfRefGetArray", __builtin_return_address(0));
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hSurfRef, sizeof(CUsurfref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phArray, sizeof *phArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4030,6 +4532,9 @@ MOCK_API CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE
     cubind_mock_arg(&pResDesc, sizeof(const CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&pTexDesc, sizeof(const CUDA_TEXTURE_DESC *));
     cubind_mock_arg(&pResViewDesc, sizeof(const CUDA_RESOURCE_VIEW_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pTexObject, sizeof *pTexObject);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4047,6 +4552,9 @@ MOCK_API CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtex
     cubind_mock_begin("cuTexObjectGetResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pResDesc, sizeof *pResDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4056,6 +4564,9 @@ MOCK_API CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexOb
     cubind_mock_begin("cuTexObjectGetTextureDesc", __builtin_return_address(0));
     cubind_mock_arg(&pTexDesc, sizeof(CUDA_TEXTURE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pTexDesc, sizeof *pTexDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4065,6 +4576,9 @@ MOCK_API CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResVi
     cubind_mock_begin("cuTexObjectGetResourceViewDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResViewDesc, sizeof(CUDA_RESOURCE_VIEW_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pResViewDesc, sizeof *pResViewDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4074,6 +4588,9 @@ MOCK_API CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOU
     cubind_mock_begin("cuSurfObjectCreate", __builtin_return_address(0));
     cubind_mock_arg(&pSurfObject, sizeof(CUsurfObject *));
     cubind_mock_arg(&pResDesc, sizeof(const CUDA_RESOURCE_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pSurfObject, sizeof *pSurfObject);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4091,6 +4608,9 @@ MOCK_API CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsu
     cubind_mock_begin("cuSurfObjectGetResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&surfObject, sizeof(CUsurfObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pResDesc, sizeof *pResDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4178,6 +4698,9 @@ MOCK_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevi
     cubind_mock_arg(&canAccessPeer, sizeof(int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&peerDev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(canAccessPeer, sizeof *canAccessPeer);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4206,6 +4729,9 @@ MOCK_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attr
     cubind_mock_arg(&attrib, sizeof(CUdevice_P2PAttribute));
     cubind_mock_arg(&srcDevice, sizeof(CUdevice));
     cubind_mock_arg(&dstDevice, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4238,6 +4764,9 @@ MOCK_API CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphic
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
     cubind_mock_arg(&arrayIndex, sizeof(unsigned int));
     cubind_mock_arg(&mipLevel, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pArray, sizeof *pArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4247,6 +4776,9 @@ MOCK_API CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pM
     cubind_mock_begin("cuGraphicsResourceGetMappedMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&pMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pMipmappedArray, sizeof *pMipmappedArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4257,6 +4789,10 @@ MOCK_API CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, si
     cubind_mock_arg(&pDevPtr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&pSize, sizeof(size_t *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pDevPtr, sizeof *pDevPtr);
+        cubind_mock_zero(pSize, sizeof *pSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4276,6 +4812,9 @@ MOCK_API CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource 
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resources, sizeof *resources);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4286,6 +4825,9 @@ MOCK_API CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResourc
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resources, sizeof *resources);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4351,6 +4893,9 @@ MOCK_API CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pEx
     cubind_mock_begin("cuGetExportTable", __builtin_return_address(0));
     cubind_mock_arg(&ppExportTable, sizeof(const void **));
     cubind_mock_arg(&pExportTableId, sizeof(const CUuuid *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ppExportTable, sizeof *ppExportTable);
+    }
     return (CUresult)cubind_mock_status();
 }
 

@@ -20,6 +20,9 @@ MOCK_API CUresult cuGetErrorString(CUresult error, const char **pStr)
     cubind_mock_begin("cuGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pStr, sizeof *pStr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -29,6 +32,9 @@ MOCK_API CUresult cuGetErrorName(CUresult error, const char **pStr)
     cubind_mock_begin("cuGetErrorName", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pStr, sizeof *pStr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -44,6 +50,9 @@ MOCK_API CUresult cuDriverGetVersion(int *driverVersion)
 {
     cubind_mock_begin("cuDriverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&driverVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(driverVersion, sizeof *driverVersion);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcuda reports it (encoded) */
         long long mock_value = 0;
@@ -65,6 +74,9 @@ MOCK_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
     cubind_mock_begin("cuDeviceGet", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
     cubind_mock_arg(&ordinal, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -73,6 +85,9 @@ MOCK_API CUresult cuDeviceGetCount(int *count)
 {
     cubind_mock_begin("cuDeviceGetCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -83,6 +98,9 @@ MOCK_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
     cubind_mock_arg(&name, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(name, sizeof *name);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -92,6 +110,9 @@ MOCK_API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
     cubind_mock_begin("cuDeviceGetUuid_v2", __builtin_return_address(0));
     cubind_mock_arg(&uuid, sizeof(CUuuid *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(uuid, sizeof *uuid);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -102,6 +123,10 @@ MOCK_API CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUde
     cubind_mock_arg(&luid, sizeof(char *));
     cubind_mock_arg(&deviceNodeMask, sizeof(unsigned int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(luid, sizeof *luid);
+        cubind_mock_zero(deviceNodeMask, sizeof *deviceNodeMask);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -111,6 +136,9 @@ MOCK_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
     cubind_mock_begin("cuDeviceTotalMem_v2", __builtin_return_address(0));
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bytes, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -122,6 +150,9 @@ MOCK_API CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
     cubind_mock_arg(&format, sizeof(CUarray_format));
     cubind_mock_arg(&numChannels, sizeof(unsigned int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(maxWidthInElements, sizeof *maxWidthInElements);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -132,6 +163,9 @@ MOCK_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdev
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&attrib, sizeof(CUdevice_attribute));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pi, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -172,6 +206,9 @@ MOCK_API CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
     cubind_mock_begin("cuDeviceGetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pool, sizeof *pool);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -181,6 +218,9 @@ MOCK_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev
     cubind_mock_begin("cuDeviceGetDefaultMemPool", __builtin_return_address(0));
     cubind_mock_arg(&pool_out, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pool_out, sizeof *pool_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -191,6 +231,9 @@ MOCK_API CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType typ
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pi, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -209,6 +252,9 @@ MOCK_API CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
     cubind_mock_begin("cuDeviceGetProperties", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(CUdevprop *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(prop, sizeof *prop);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -219,6 +265,10 @@ MOCK_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -228,6 +278,9 @@ MOCK_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     cubind_mock_begin("cuDevicePrimaryCtxRetain", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -255,6 +308,10 @@ MOCK_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, 
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     cubind_mock_arg(&active, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+        cubind_mock_zero(active, sizeof *active);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -274,6 +331,10 @@ MOCK_API CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreatePa
     cubind_mock_arg(&ctxCreateParams, sizeof(CUctxCreateParams *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+        cubind_mock_zero(ctxCreateParams, sizeof *ctxCreateParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -298,6 +359,9 @@ MOCK_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 {
     cubind_mock_begin("cuCtxPopCurrent_v2", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -314,6 +378,9 @@ MOCK_API CUresult cuCtxGetCurrent(CUcontext *pctx)
 {
     cubind_mock_begin("cuCtxGetCurrent", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -322,6 +389,9 @@ MOCK_API CUresult cuCtxGetDevice(CUdevice *device)
 {
     cubind_mock_begin("cuCtxGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -340,6 +410,9 @@ MOCK_API CUresult cuCtxGetFlags(unsigned int *flags)
 {
     cubind_mock_begin("cuCtxGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -357,6 +430,9 @@ MOCK_API CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
     cubind_mock_begin("cuCtxGetId", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&ctxId, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ctxId, sizeof *ctxId);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -391,6 +467,9 @@ MOCK_API CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
     cubind_mock_begin("cuCtxGetLimit", __builtin_return_address(0));
     cubind_mock_arg(&pvalue, sizeof(size_t *));
     cubind_mock_arg(&limit, sizeof(CUlimit));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pvalue, sizeof *pvalue);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -399,6 +478,9 @@ MOCK_API CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
     cubind_mock_begin("cuCtxGetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&pconfig, sizeof(CUfunc_cache *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pconfig, sizeof *pconfig);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -416,6 +498,9 @@ MOCK_API CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
     cubind_mock_begin("cuCtxGetApiVersion", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&version, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -425,6 +510,10 @@ MOCK_API CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestP
     cubind_mock_begin("cuCtxGetStreamPriorityRange", __builtin_return_address(0));
     cubind_mock_arg(&leastPriority, sizeof(int *));
     cubind_mock_arg(&greatestPriority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(leastPriority, sizeof *leastPriority);
+        cubind_mock_zero(greatestPriority, sizeof *greatestPriority);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -441,6 +530,9 @@ MOCK_API CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexe
     cubind_mock_begin("cuCtxGetExecAffinity", __builtin_return_address(0));
     cubind_mock_arg(&pExecAffinity, sizeof(CUexecAffinityParam *));
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pExecAffinity, sizeof *pExecAffinity);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -468,6 +560,9 @@ MOCK_API CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)
     cubind_mock_begin("cuCtxAttach", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -484,6 +579,9 @@ MOCK_API CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 {
     cubind_mock_begin("cuCtxGetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&pConfig, sizeof(CUsharedconfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pConfig, sizeof *pConfig);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -501,6 +599,9 @@ MOCK_API CUresult cuModuleLoad(CUmodule *module, const char *fname)
     cubind_mock_begin("cuModuleLoad", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fname, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(module, sizeof *module);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -510,6 +611,9 @@ MOCK_API CUresult cuModuleLoadData(CUmodule *module, const void *image)
     cubind_mock_begin("cuModuleLoadData", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&image, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(module, sizeof *module);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -522,6 +626,11 @@ MOCK_API CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsign
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(module, sizeof *module);
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -531,6 +640,9 @@ MOCK_API CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
     cubind_mock_begin("cuModuleLoadFatBinary", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fatCubin, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(module, sizeof *module);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -547,6 +659,9 @@ MOCK_API CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
     cubind_mock_begin("cuModuleGetLoadingMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUmoduleLoadingMode *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -557,6 +672,9 @@ MOCK_API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const ch
     cubind_mock_arg(&hfunc, sizeof(CUfunction *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(hfunc, sizeof *hfunc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -566,6 +684,9 @@ MOCK_API CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
     cubind_mock_begin("cuModuleGetFunctionCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&mod, sizeof(CUmodule));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -576,6 +697,9 @@ MOCK_API CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int
     cubind_mock_arg(&functions, sizeof(CUfunction *));
     cubind_mock_arg(&numFunctions, sizeof(unsigned int));
     cubind_mock_arg(&mod, sizeof(CUmodule));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(functions, sizeof *functions);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -587,6 +711,10 @@ MOCK_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodul
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(bytes, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -598,6 +726,11 @@ MOCK_API CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
     cubind_mock_arg(&stateOut, sizeof(CUlinkState *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
+        cubind_mock_zero(stateOut, sizeof *stateOut);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -613,6 +746,10 @@ MOCK_API CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void 
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -626,6 +763,10 @@ MOCK_API CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -636,6 +777,10 @@ MOCK_API CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *siz
     cubind_mock_arg(&state, sizeof(CUlinkState));
     cubind_mock_arg(&cubinOut, sizeof(void **));
     cubind_mock_arg(&sizeOut, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cubinOut, sizeof *cubinOut);
+        cubind_mock_zero(sizeOut, sizeof *sizeOut);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -654,6 +799,9 @@ MOCK_API CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char
     cubind_mock_arg(&pTexRef, sizeof(CUtexref *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pTexRef, sizeof *pTexRef);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -664,6 +812,9 @@ MOCK_API CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const c
     cubind_mock_arg(&pSurfRef, sizeof(CUsurfref *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pSurfRef, sizeof *pSurfRef);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -679,6 +830,13 @@ MOCK_API CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_
     cubind_mock_arg(&libraryOptions, sizeof(CUlibraryOption *));
     cubind_mock_arg(&libraryOptionValues, sizeof(void **));
     cubind_mock_arg(&numLibraryOptions, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(library, sizeof *library);
+        cubind_mock_zero(jitOptions, sizeof *jitOptions);
+        cubind_mock_zero(jitOptionsValues, sizeof *jitOptionsValues);
+        cubind_mock_zero(libraryOptions, sizeof *libraryOptions);
+        cubind_mock_zero(libraryOptionValues, sizeof *libraryOptionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -694,6 +852,13 @@ MOCK_API CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName
     cubind_mock_arg(&libraryOptions, sizeof(CUlibraryOption *));
     cubind_mock_arg(&libraryOptionValues, sizeof(void **));
     cubind_mock_arg(&numLibraryOptions, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(library, sizeof *library);
+        cubind_mock_zero(jitOptions, sizeof *jitOptions);
+        cubind_mock_zero(jitOptionsValues, sizeof *jitOptionsValues);
+        cubind_mock_zero(libraryOptions, sizeof *libraryOptions);
+        cubind_mock_zero(libraryOptionValues, sizeof *libraryOptionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -712,6 +877,9 @@ MOCK_API CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const
     cubind_mock_arg(&pKernel, sizeof(CUkernel *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pKernel, sizeof *pKernel);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -721,6 +889,9 @@ MOCK_API CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
     cubind_mock_begin("cuLibraryGetKernelCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&lib, sizeof(CUlibrary));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -731,6 +902,9 @@ MOCK_API CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numK
     cubind_mock_arg(&kernels, sizeof(CUkernel *));
     cubind_mock_arg(&numKernels, sizeof(unsigned int));
     cubind_mock_arg(&lib, sizeof(CUlibrary));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(kernels, sizeof *kernels);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -740,6 +914,9 @@ MOCK_API CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
     cubind_mock_begin("cuLibraryGetModule", __builtin_return_address(0));
     cubind_mock_arg(&pMod, sizeof(CUmodule *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pMod, sizeof *pMod);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -749,6 +926,9 @@ MOCK_API CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
     cubind_mock_begin("cuKernelGetFunction", __builtin_return_address(0));
     cubind_mock_arg(&pFunc, sizeof(CUfunction *));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pFunc, sizeof *pFunc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -758,6 +938,9 @@ MOCK_API CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
     cubind_mock_begin("cuKernelGetLibrary", __builtin_return_address(0));
     cubind_mock_arg(&pLib, sizeof(CUlibrary *));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pLib, sizeof *pLib);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -769,6 +952,10 @@ MOCK_API CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(bytes, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -780,6 +967,10 @@ MOCK_API CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrar
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(bytes, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -790,6 +981,9 @@ MOCK_API CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, co
     cubind_mock_arg(&fptr, sizeof(void **));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&symbol, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(fptr, sizeof *fptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -801,6 +995,9 @@ MOCK_API CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUk
     cubind_mock_arg(&attrib, sizeof(CUfunction_attribute));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pi, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -831,6 +1028,9 @@ MOCK_API CUresult cuKernelGetName(const char **name, CUkernel hfunc)
     cubind_mock_begin("cuKernelGetName", __builtin_return_address(0));
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&hfunc, sizeof(CUkernel));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(name, sizeof *name);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -842,6 +1042,10 @@ MOCK_API CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_
     cubind_mock_arg(&paramIndex, sizeof(size_t));
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
     cubind_mock_arg(&paramSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(paramOffset, sizeof *paramOffset);
+        cubind_mock_zero(paramSize, sizeof *paramSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -851,6 +1055,10 @@ MOCK_API CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
     cubind_mock_begin("cuMemGetInfo_v2", __builtin_return_address(0));
     cubind_mock_arg(&free, sizeof(size_t *));
     cubind_mock_arg(&total, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(free, sizeof *free);
+        cubind_mock_zero(total, sizeof *total);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -860,6 +1068,9 @@ MOCK_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     cubind_mock_begin("cuMemAlloc_v2", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -872,6 +1083,10 @@ MOCK_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t W
     cubind_mock_arg(&WidthInBytes, sizeof(size_t));
     cubind_mock_arg(&Height, sizeof(size_t));
     cubind_mock_arg(&ElementSizeBytes, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(pPitch, sizeof *pPitch);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -890,6 +1105,10 @@ MOCK_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUd
     cubind_mock_arg(&pbase, sizeof(CUdeviceptr *));
     cubind_mock_arg(&psize, sizeof(size_t *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pbase, sizeof *pbase);
+        cubind_mock_zero(psize, sizeof *psize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -899,6 +1118,9 @@ MOCK_API CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
     cubind_mock_begin("cuMemAllocHost_v2", __builtin_return_address(0));
     cubind_mock_arg(&pp, sizeof(void **));
     cubind_mock_arg(&bytesize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pp, sizeof *pp);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -917,6 +1139,9 @@ MOCK_API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
     cubind_mock_arg(&pp, sizeof(void **));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pp, sizeof *pp);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -927,6 +1152,9 @@ MOCK_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsi
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&p, sizeof(void *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pdptr, sizeof *pdptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -936,6 +1164,9 @@ MOCK_API CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
     cubind_mock_begin("cuMemHostGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&p, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pFlags, sizeof *pFlags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -946,6 +1177,9 @@ MOCK_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -957,6 +1191,9 @@ MOCK_API CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCall
     cubind_mock_arg(&callbackFunc, sizeof(CUasyncCallback));
     cubind_mock_arg(&userData, sizeof(void *));
     cubind_mock_arg(&callback, sizeof(CUasyncCallbackHandle *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(callback, sizeof *callback);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -975,6 +1212,9 @@ MOCK_API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
     cubind_mock_begin("cuDeviceGetByPCIBusId", __builtin_return_address(0));
     cubind_mock_arg(&dev, sizeof(CUdevice *));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dev, sizeof *dev);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -985,6 +1225,9 @@ MOCK_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
     cubind_mock_arg(&pciBusId, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pciBusId, sizeof *pciBusId);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -994,6 +1237,9 @@ MOCK_API CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
     cubind_mock_begin("cuIpcGetEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUipcEventHandle *));
     cubind_mock_arg(&event, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1003,6 +1249,9 @@ MOCK_API CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle
     cubind_mock_begin("cuIpcOpenEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&handle, sizeof(CUipcEventHandle));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phEvent, sizeof *phEvent);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1012,6 +1261,9 @@ MOCK_API CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
     cubind_mock_begin("cuIpcGetMemHandle", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUipcMemHandle *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1022,6 +1274,9 @@ MOCK_API CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handl
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&handle, sizeof(CUipcMemHandle));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pdptr, sizeof *pdptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1471,6 +1726,9 @@ MOCK_API CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR
     cubind_mock_begin("cuArrayCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY_DESCRIPTOR *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1480,6 +1738,9 @@ MOCK_API CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescripto
     cubind_mock_begin("cuArrayGetDescriptor_v2", __builtin_return_address(0));
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pArrayDescriptor, sizeof *pArrayDescriptor);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1489,6 +1750,9 @@ MOCK_API CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *spars
     cubind_mock_begin("cuArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&array, sizeof(CUarray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1498,6 +1762,9 @@ MOCK_API CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTI
     cubind_mock_begin("cuMipmappedArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1508,6 +1775,9 @@ MOCK_API CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *m
     cubind_mock_arg(&memoryRequirements, sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS *));
     cubind_mock_arg(&array, sizeof(CUarray));
     cubind_mock_arg(&device, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1518,6 +1788,9 @@ MOCK_API CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIR
     cubind_mock_arg(&memoryRequirements, sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS *));
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
     cubind_mock_arg(&device, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1528,6 +1801,9 @@ MOCK_API CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned
     cubind_mock_arg(&pPlaneArray, sizeof(CUarray *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
     cubind_mock_arg(&planeIdx, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pPlaneArray, sizeof *pPlaneArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1545,6 +1821,9 @@ MOCK_API CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRI
     cubind_mock_begin("cuArray3DCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1554,6 +1833,9 @@ MOCK_API CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescr
     cubind_mock_begin("cuArray3DGetDescriptor_v2", __builtin_return_address(0));
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pArrayDescriptor, sizeof *pArrayDescriptor);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1564,6 +1846,9 @@ MOCK_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_A
     cubind_mock_arg(&pHandle, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&pMipmappedArrayDesc, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&numMipmapLevels, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1574,6 +1859,9 @@ MOCK_API CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArra
     cubind_mock_arg(&pLevelArray, sizeof(CUarray *));
     cubind_mock_arg(&hMipmappedArray, sizeof(CUmipmappedArray));
     cubind_mock_arg(&level, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pLevelArray, sizeof *pLevelArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1619,6 +1907,9 @@ MOCK_API CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alig
     cubind_mock_arg(&alignment, sizeof(size_t));
     cubind_mock_arg(&addr, sizeof(CUdeviceptr));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptr, sizeof *ptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1639,6 +1930,9 @@ MOCK_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1669,6 +1963,9 @@ MOCK_API CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int c
     cubind_mock_arg(&mapInfoList, sizeof(CUarrayMapInfo *));
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mapInfoList, sizeof *mapInfoList);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1699,6 +1996,9 @@ MOCK_API CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation 
     cubind_mock_arg(&flags, sizeof(unsigned long long *));
     cubind_mock_arg(&location, sizeof(const CUmemLocation *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1720,6 +2020,9 @@ MOCK_API CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&osHandle, sizeof(void *));
     cubind_mock_arg(&shHandleType, sizeof(CUmemAllocationHandleType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1730,6 +2033,9 @@ MOCK_API CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmem
     cubind_mock_arg(&granularity, sizeof(size_t *));
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
     cubind_mock_arg(&option, sizeof(CUmemAllocationGranularity_flags));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(granularity, sizeof *granularity);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1739,6 +2045,9 @@ MOCK_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *pr
     cubind_mock_begin("cuMemGetAllocationPropertiesFromHandle", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(CUmemAllocationProp *));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(prop, sizeof *prop);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1748,6 +2057,9 @@ MOCK_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *hand
     cubind_mock_begin("cuMemRetainAllocationHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&addr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1767,6 +2079,9 @@ MOCK_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream h
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1816,6 +2131,10 @@ MOCK_API CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memP
     cubind_mock_arg(&flags, sizeof(CUmemAccess_flags *));
     cubind_mock_arg(&memPool, sizeof(CUmemoryPool));
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+        cubind_mock_zero(location, sizeof *location);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1878,6 +2197,9 @@ MOCK_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CU
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1900,6 +2222,9 @@ MOCK_API CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, voi
     cubind_mock_arg(&handle, sizeof(void *));
     cubind_mock_arg(&handleType, sizeof(CUmemAllocationHandleType));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pool_out, sizeof *pool_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1909,6 +2234,9 @@ MOCK_API CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, 
     cubind_mock_begin("cuMemPoolExportPointer", __builtin_return_address(0));
     cubind_mock_arg(&shareData_out, sizeof(CUmemPoolPtrExportData *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(shareData_out, sizeof *shareData_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1919,6 +2247,10 @@ MOCK_API CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool
     cubind_mock_arg(&ptr_out, sizeof(CUdeviceptr *));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&shareData, sizeof(CUmemPoolPtrExportData *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptr_out, sizeof *ptr_out);
+        cubind_mock_zero(shareData, sizeof *shareData);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1928,6 +2260,9 @@ MOCK_API CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, cons
     cubind_mock_begin("cuMulticastCreate", __builtin_return_address(0));
     cubind_mock_arg(&mcHandle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&prop, sizeof(const CUmulticastObjectProp *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mcHandle, sizeof *mcHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1983,6 +2318,9 @@ MOCK_API CUresult cuMulticastGetGranularity(size_t *granularity, const CUmultica
     cubind_mock_arg(&granularity, sizeof(size_t *));
     cubind_mock_arg(&prop, sizeof(const CUmulticastObjectProp *));
     cubind_mock_arg(&option, sizeof(CUmulticastGranularity_flags));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(granularity, sizeof *granularity);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2086,6 +2424,11 @@ MOCK_API CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_
     cubind_mock_arg(&numAttributes, sizeof(size_t));
     cubind_mock_arg(&devPtr, sizeof(CUdeviceptr));
     cubind_mock_arg(&count, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(data, sizeof *data);
+        cubind_mock_zero(dataSizes, sizeof *dataSizes);
+        cubind_mock_zero(attributes, sizeof *attributes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2107,6 +2450,10 @@ MOCK_API CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_a
     cubind_mock_arg(&attributes, sizeof(CUpointer_attribute *));
     cubind_mock_arg(&data, sizeof(void **));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(attributes, sizeof *attributes);
+        cubind_mock_zero(data, sizeof *data);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2116,6 +2463,9 @@ MOCK_API CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
     cubind_mock_begin("cuStreamCreate", __builtin_return_address(0));
     cubind_mock_arg(&phStream, sizeof(CUstream *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phStream, sizeof *phStream);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2126,6 +2476,9 @@ MOCK_API CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int fl
     cubind_mock_arg(&phStream, sizeof(CUstream *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phStream, sizeof *phStream);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2135,6 +2488,9 @@ MOCK_API CUresult cuStreamGetPriority(CUstream hStream, int *priority)
     cubind_mock_begin("cuStreamGetPriority", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&priority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(priority, sizeof *priority);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2154,6 +2510,9 @@ MOCK_API CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)
     cubind_mock_begin("cuStreamGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2163,6 +2522,9 @@ MOCK_API CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)
     cubind_mock_begin("cuStreamGetId", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&streamId, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(streamId, sizeof *streamId);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2172,6 +2534,9 @@ MOCK_API CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
     cubind_mock_begin("cuStreamGetCtx", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2182,6 +2547,10 @@ MOCK_API CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCt
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&pCtx, sizeof(CUcontext *));
     cubind_mock_arg(&pGreenCtx, sizeof(CUgreenCtx *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pCtx, sizeof *pCtx);
+        cubind_mock_zero(pGreenCtx, sizeof *pGreenCtx);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2233,6 +2602,9 @@ MOCK_API CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
     cubind_mock_begin("cuThreadExchangeStreamCaptureMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUstreamCaptureMode *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2242,6 +2614,9 @@ MOCK_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
     cubind_mock_begin("cuStreamEndCapture", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraph, sizeof *phGraph);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2251,6 +2626,9 @@ MOCK_API CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *c
     cubind_mock_begin("cuStreamIsCapturing", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&captureStatus, sizeof(CUstreamCaptureStatus *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(captureStatus, sizeof *captureStatus);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2265,6 +2643,14 @@ MOCK_API CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureSta
     cubind_mock_arg(&dependencies_out, sizeof(const CUgraphNode **));
     cubind_mock_arg(&edgeData_out, sizeof(const CUgraphEdgeData **));
     cubind_mock_arg(&numDependencies_out, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(captureStatus_out, sizeof *captureStatus_out);
+        cubind_mock_zero(id_out, sizeof *id_out);
+        cubind_mock_zero(graph_out, sizeof *graph_out);
+        cubind_mock_zero(dependencies_out, sizeof *dependencies_out);
+        cubind_mock_zero(edgeData_out, sizeof *edgeData_out);
+        cubind_mock_zero(numDependencies_out, sizeof *numDependencies_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2277,6 +2663,9 @@ MOCK_API CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraph
     cubind_mock_arg(&dependencyData, sizeof(const CUgraphEdgeData *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dependencies, sizeof *dependencies);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2331,6 +2720,9 @@ MOCK_API CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CU
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&attr, sizeof(CUstreamAttrID));
     cubind_mock_arg(&value_out, sizeof(CUstreamAttrValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value_out, sizeof *value_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2350,6 +2742,9 @@ MOCK_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
     cubind_mock_begin("cuEventCreate", __builtin_return_address(0));
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phEvent, sizeof *phEvent);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2403,6 +2798,9 @@ MOCK_API CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUeve
     cubind_mock_arg(&pMilliseconds, sizeof(float *));
     cubind_mock_arg(&hStart, sizeof(CUevent));
     cubind_mock_arg(&hEnd, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pMilliseconds, sizeof *pMilliseconds);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2412,6 +2810,9 @@ MOCK_API CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUD
     cubind_mock_begin("cuImportExternalMemory", __builtin_return_address(0));
     cubind_mock_arg(&extMem_out, sizeof(CUexternalMemory *));
     cubind_mock_arg(&memHandleDesc, sizeof(const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(extMem_out, sizeof *extMem_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2422,6 +2823,9 @@ MOCK_API CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexterna
     cubind_mock_arg(&devPtr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&bufferDesc, sizeof(const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2432,6 +2836,9 @@ MOCK_API CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipm
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&mipmapDesc, sizeof(const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mipmap, sizeof *mipmap);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2449,6 +2856,9 @@ MOCK_API CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, con
     cubind_mock_begin("cuImportExternalSemaphore", __builtin_return_address(0));
     cubind_mock_arg(&extSem_out, sizeof(CUexternalSemaphore *));
     cubind_mock_arg(&semHandleDesc, sizeof(const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(extSem_out, sizeof *extSem_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2534,6 +2944,9 @@ MOCK_API CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUs
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&paramArray, sizeof(CUstreamBatchMemOpParams *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(paramArray, sizeof *paramArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2544,6 +2957,9 @@ MOCK_API CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfun
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&attrib, sizeof(CUfunction_attribute));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pi, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2572,6 +2988,9 @@ MOCK_API CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
     cubind_mock_begin("cuFuncGetModule", __builtin_return_address(0));
     cubind_mock_arg(&hmod, sizeof(CUmodule *));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(hmod, sizeof *hmod);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2581,6 +3000,9 @@ MOCK_API CUresult cuFuncGetName(const char **name, CUfunction hfunc)
     cubind_mock_begin("cuFuncGetName", __builtin_return_address(0));
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(name, sizeof *name);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2592,6 +3014,10 @@ MOCK_API CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t 
     cubind_mock_arg(&paramIndex, sizeof(size_t));
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
     cubind_mock_arg(&paramSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(paramOffset, sizeof *paramOffset);
+        cubind_mock_zero(paramSize, sizeof *paramSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2601,6 +3027,9 @@ MOCK_API CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction funct
     cubind_mock_begin("cuFuncIsLoaded", __builtin_return_address(0));
     cubind_mock_arg(&state, sizeof(CUfunctionLoadingState *));
     cubind_mock_arg(&function, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(state, sizeof *state);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2627,6 +3056,10 @@ MOCK_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned i
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&kernelParams, sizeof(void **));
     cubind_mock_arg(&extra, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(kernelParams, sizeof *kernelParams);
+        cubind_mock_zero(extra, sizeof *extra);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2638,6 +3071,10 @@ MOCK_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, v
     cubind_mock_arg(&f, sizeof(CUfunction));
     cubind_mock_arg(&kernelParams, sizeof(void **));
     cubind_mock_arg(&extra, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(kernelParams, sizeof *kernelParams);
+        cubind_mock_zero(extra, sizeof *extra);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2655,6 +3092,9 @@ MOCK_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
     cubind_mock_arg(&sharedMemBytes, sizeof(unsigned int));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&kernelParams, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(kernelParams, sizeof *kernelParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2665,6 +3105,9 @@ MOCK_API CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launc
     cubind_mock_arg(&launchParamsList, sizeof(CUDA_LAUNCH_PARAMS *));
     cubind_mock_arg(&numDevices, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(launchParamsList, sizeof *launchParamsList);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2792,6 +3235,9 @@ MOCK_API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
     cubind_mock_begin("cuGraphCreate", __builtin_return_address(0));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraph, sizeof *phGraph);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2804,6 +3250,9 @@ MOCK_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGra
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_KERNEL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2813,6 +3262,9 @@ MOCK_API CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_N
     cubind_mock_begin("cuGraphKernelNodeGetParams_v2", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_KERNEL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2835,6 +3287,9 @@ MOCK_API CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&copyParams, sizeof(const CUDA_MEMCPY3D *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2844,6 +3299,9 @@ MOCK_API CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *n
     cubind_mock_begin("cuGraphMemcpyNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMCPY3D *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2866,6 +3324,9 @@ MOCK_API CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&memsetParams, sizeof(const CUDA_MEMSET_NODE_PARAMS *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2875,6 +3336,9 @@ MOCK_API CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE
     cubind_mock_begin("cuGraphMemsetNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMSET_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2896,6 +3360,9 @@ MOCK_API CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, c
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_HOST_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2905,6 +3372,9 @@ MOCK_API CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PAR
     cubind_mock_begin("cuGraphHostNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_HOST_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2926,6 +3396,9 @@ MOCK_API CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGr
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&childGraph, sizeof(CUgraph));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2935,6 +3408,9 @@ MOCK_API CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGr
     cubind_mock_begin("cuGraphChildGraphNodeGetGraph", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraph, sizeof *phGraph);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2946,6 +3422,9 @@ MOCK_API CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, 
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2958,6 +3437,9 @@ MOCK_API CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hG
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2967,6 +3449,9 @@ MOCK_API CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *eve
     cubind_mock_begin("cuGraphEventRecordNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event_out, sizeof *event_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2988,6 +3473,9 @@ MOCK_API CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGra
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2997,6 +3485,9 @@ MOCK_API CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event
     cubind_mock_begin("cuGraphEventWaitNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event_out, sizeof *event_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3018,6 +3509,9 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNod
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3027,6 +3521,9 @@ MOCK_API CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode
     cubind_mock_begin("cuGraphExternalSemaphoresSignalNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params_out, sizeof *params_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3048,6 +3545,9 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode,
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3057,6 +3557,9 @@ MOCK_API CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, 
     cubind_mock_begin("cuGraphExternalSemaphoresWaitNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params_out, sizeof *params_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3078,6 +3581,9 @@ MOCK_API CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGr
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_BATCH_MEM_OP_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3087,6 +3593,9 @@ MOCK_API CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_M
     cubind_mock_begin("cuGraphBatchMemOpNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams_out, sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams_out, sizeof *nodeParams_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3141,6 +3650,9 @@ MOCK_API CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3150,6 +3662,9 @@ MOCK_API CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dp
     cubind_mock_begin("cuGraphMemFreeNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&dptr_out, sizeof(CUdeviceptr *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr_out, sizeof *dptr_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3187,6 +3702,9 @@ MOCK_API CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
     cubind_mock_begin("cuGraphClone", __builtin_return_address(0));
     cubind_mock_arg(&phGraphClone, sizeof(CUgraph *));
     cubind_mock_arg(&originalGraph, sizeof(CUgraph));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphClone, sizeof *phGraphClone);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3197,6 +3715,9 @@ MOCK_API CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOrigi
     cubind_mock_arg(&phNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hOriginalNode, sizeof(CUgraphNode));
     cubind_mock_arg(&hClonedGraph, sizeof(CUgraph));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phNode, sizeof *phNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3206,6 +3727,9 @@ MOCK_API CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
     cubind_mock_begin("cuGraphNodeGetType", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&type, sizeof(CUgraphNodeType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(type, sizeof *type);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3216,6 +3740,10 @@ MOCK_API CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *nu
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&nodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodes, sizeof *nodes);
+        cubind_mock_zero(numNodes, sizeof *numNodes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3226,6 +3754,10 @@ MOCK_API CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, si
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&rootNodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numRootNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rootNodes, sizeof *rootNodes);
+        cubind_mock_zero(numRootNodes, sizeof *numRootNodes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3238,6 +3770,12 @@ MOCK_API CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphN
     cubind_mock_arg(&to, sizeof(CUgraphNode *));
     cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
     cubind_mock_arg(&numEdges, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(from, sizeof *from);
+        cubind_mock_zero(to, sizeof *to);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(numEdges, sizeof *numEdges);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3249,6 +3787,11 @@ MOCK_API CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *
     cubind_mock_arg(&dependencies, sizeof(CUgraphNode *));
     cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
     cubind_mock_arg(&numDependencies, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dependencies, sizeof *dependencies);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(numDependencies, sizeof *numDependencies);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3260,6 +3803,11 @@ MOCK_API CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode
     cubind_mock_arg(&dependentNodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
     cubind_mock_arg(&numDependentNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dependentNodes, sizeof *dependentNodes);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(numDependentNodes, sizeof *numDependentNodes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3302,6 +3850,9 @@ MOCK_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph 
     cubind_mock_arg(&phGraphExec, sizeof(CUgraphExec *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphExec, sizeof *phGraphExec);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3312,6 +3863,10 @@ MOCK_API CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph
     cubind_mock_arg(&phGraphExec, sizeof(CUgraphExec *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&instantiateParams, sizeof(CUDA_GRAPH_INSTANTIATE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphExec, sizeof *phGraphExec);
+        cubind_mock_zero(instantiateParams, sizeof *instantiateParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3321,6 +3876,9 @@ MOCK_API CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
     cubind_mock_begin("cuGraphExecGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&flags, sizeof(cuuint64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3433,6 +3991,9 @@ MOCK_API CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNod
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(isEnabled, sizeof *isEnabled);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3477,6 +4038,9 @@ MOCK_API CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, C
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&resultInfo, sizeof(CUgraphExecUpdateResultInfo *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resultInfo, sizeof *resultInfo);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3496,6 +4060,9 @@ MOCK_API CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeA
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&attr, sizeof(CUkernelNodeAttrID));
     cubind_mock_arg(&value_out, sizeof(CUkernelNodeAttrValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value_out, sizeof *value_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3528,6 +4095,9 @@ MOCK_API CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhost
     cubind_mock_arg(&destroy, sizeof(CUhostFn));
     cubind_mock_arg(&initialRefcount, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(object_out, sizeof *object_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3614,6 +4184,9 @@ MOCK_API CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHand
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&defaultLaunchValue, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle_out, sizeof *pHandle_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3625,6 +4198,9 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CU
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3637,6 +4213,9 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numB
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3650,6 +4229,10 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockS
     cubind_mock_arg(&blockSizeToDynamicSMemSize, sizeof(CUoccupancyB2DSize));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&blockSizeLimit, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(minGridSize, sizeof *minGridSize);
+        cubind_mock_zero(blockSize, sizeof *blockSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3664,6 +4247,10 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, in
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&blockSizeLimit, sizeof(int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(minGridSize, sizeof *minGridSize);
+        cubind_mock_zero(blockSize, sizeof *blockSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3675,6 +4262,9 @@ MOCK_API CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSiz
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&numBlocks, sizeof(int));
     cubind_mock_arg(&blockSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dynamicSmemSize, sizeof *dynamicSmemSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3685,6 +4275,9 @@ MOCK_API CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunctio
     cubind_mock_arg(&clusterSize, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(clusterSize, sizeof *clusterSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3695,6 +4288,9 @@ MOCK_API CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func
     cubind_mock_arg(&numClusters, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numClusters, sizeof *numClusters);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3726,6 +4322,9 @@ MOCK_API CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CU
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     cubind_mock_arg(&bytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ByteOffset, sizeof *ByteOffset);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3812,6 +4411,9 @@ MOCK_API CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
     cubind_mock_begin("cuTexRefSetBorderColor", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&pBorderColor, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBorderColor, sizeof *pBorderColor);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3830,6 +4432,9 @@ MOCK_API CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetAddress_v2", __builtin_return_address(0));
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pdptr, sizeof *pdptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3839,6 +4444,9 @@ MOCK_API CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetArray", __builtin_return_address(0));
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phArray, sizeof *phArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3848,6 +4456,9 @@ MOCK_API CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, 
     cubind_mock_begin("cuTexRefGetMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&phMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phMipmappedArray, sizeof *phMipmappedArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3858,6 +4469,9 @@ MOCK_API CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, 
     cubind_mock_arg(&pam, sizeof(CUaddress_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&dim, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pam, sizeof *pam);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3867,6 +4481,9 @@ MOCK_API CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetFilterMode", __builtin_return_address(0));
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pfm, sizeof *pfm);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3877,6 +4494,10 @@ MOCK_API CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, 
     cubind_mock_arg(&pFormat, sizeof(CUarray_format *));
     cubind_mock_arg(&pNumChannels, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pFormat, sizeof *pFormat);
+        cubind_mock_zero(pNumChannels, sizeof *pNumChannels);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3886,6 +4507,9 @@ MOCK_API CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexR
     cubind_mock_begin("cuTexRefGetMipmapFilterMode", __builtin_return_address(0));
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pfm, sizeof *pfm);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3895,6 +4519,9 @@ MOCK_API CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetMipmapLevelBias", __builtin_return_address(0));
     cubind_mock_arg(&pbias, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pbias, sizeof *pbias);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3905,6 +4532,10 @@ MOCK_API CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float
     cubind_mock_arg(&pminMipmapLevelClamp, sizeof(float *));
     cubind_mock_arg(&pmaxMipmapLevelClamp, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pminMipmapLevelClamp, sizeof *pminMipmapLevelClamp);
+        cubind_mock_zero(pmaxMipmapLevelClamp, sizeof *pmaxMipmapLevelClamp);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3914,6 +4545,9 @@ MOCK_API CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetMaxAnisotropy", __builtin_return_address(0));
     cubind_mock_arg(&pmaxAniso, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pmaxAniso, sizeof *pmaxAniso);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3923,6 +4557,9 @@ MOCK_API CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetBorderColor", __builtin_return_address(0));
     cubind_mock_arg(&pBorderColor, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBorderColor, sizeof *pBorderColor);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3932,6 +4569,9 @@ MOCK_API CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pFlags, sizeof *pFlags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3940,6 +4580,9 @@ MOCK_API CUresult cuTexRefCreate(CUtexref *pTexRef)
 {
     cubind_mock_begin("cuTexRefCreate", __builtin_return_address(0));
     cubind_mock_arg(&pTexRef, sizeof(CUtexref *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pTexRef, sizeof *pTexRef);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3967,6 +4610,9 @@ MOCK_API CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
     cubind_mock_begin("cuSurfRefGetArray", __builtin_return_address(0));
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hSurfRef, sizeof(CUsurfref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phArray, sizeof *phArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3978,6 +4624,9 @@ MOCK_API CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE
     cubind_mock_arg(&pResDesc, sizeof(const CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&pTexDesc, sizeof(const CUDA_TEXTURE_DESC *));
     cubind_mock_arg(&pResViewDesc, sizeof(const CUDA_RESOURCE_VIEW_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pTexObject, sizeof *pTexObject);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3995,6 +4644,9 @@ MOCK_API CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtex
     cubind_mock_begin("cuTexObjectGetResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pResDesc, sizeof *pResDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4004,6 +4656,9 @@ MOCK_API CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexOb
     cubind_mock_begin("cuTexObjectGetTextureDesc", __builtin_return_address(0));
     cubind_mock_arg(&pTexDesc, sizeof(CUDA_TEXTURE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pTexDesc, sizeof *pTexDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4013,6 +4668,9 @@ MOCK_API CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResVi
     cubind_mock_begin("cuTexObjectGetResourceViewDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResViewDesc, sizeof(CUDA_RESOURCE_VIEW_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pResViewDesc, sizeof *pResViewDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4022,6 +4680,9 @@ MOCK_API CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOU
     cubind_mock_begin("cuSurfObjectCreate", __builtin_return_address(0));
     cubind_mock_arg(&pSurfObject, sizeof(CUsurfObject *));
     cubind_mock_arg(&pResDesc, sizeof(const CUDA_RESOURCE_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pSurfObject, sizeof *pSurfObject);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4039,6 +4700,9 @@ MOCK_API CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsu
     cubind_mock_begin("cuSurfObjectGetResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&surfObject, sizeof(CUsurfObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pResDesc, sizeof *pResDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4058,6 +4722,9 @@ MOCK_API CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapData
     cubind_mock_arg(&swizzle, sizeof(CUtensorMapSwizzle));
     cubind_mock_arg(&l2Promotion, sizeof(CUtensorMapL2promotion));
     cubind_mock_arg(&oobFill, sizeof(CUtensorMapFloatOOBfill));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tensorMap, sizeof *tensorMap);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4080,6 +4747,9 @@ MOCK_API CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDat
     cubind_mock_arg(&swizzle, sizeof(CUtensorMapSwizzle));
     cubind_mock_arg(&l2Promotion, sizeof(CUtensorMapL2promotion));
     cubind_mock_arg(&oobFill, sizeof(CUtensorMapFloatOOBfill));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tensorMap, sizeof *tensorMap);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4113,6 +4783,9 @@ MOCK_API CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *global
     cubind_mock_begin("cuTensorMapReplaceAddress", __builtin_return_address(0));
     cubind_mock_arg(&tensorMap, sizeof(CUtensorMap *));
     cubind_mock_arg(&globalAddress, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tensorMap, sizeof *tensorMap);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4123,6 +4796,9 @@ MOCK_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevi
     cubind_mock_arg(&canAccessPeer, sizeof(int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&peerDev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(canAccessPeer, sizeof *canAccessPeer);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4151,6 +4827,9 @@ MOCK_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attr
     cubind_mock_arg(&attrib, sizeof(CUdevice_P2PAttribute));
     cubind_mock_arg(&srcDevice, sizeof(CUdevice));
     cubind_mock_arg(&dstDevice, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4183,6 +4862,9 @@ MOCK_API CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphic
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
     cubind_mock_arg(&arrayIndex, sizeof(unsigned int));
     cubind_mock_arg(&mipLevel, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pArray, sizeof *pArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4192,6 +4874,9 @@ MOCK_API CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pM
     cubind_mock_begin("cuGraphicsResourceGetMappedMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&pMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pMipmappedArray, sizeof *pMipmappedArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4202,6 +4887,10 @@ MOCK_API CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, si
     cubind_mock_arg(&pDevPtr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&pSize, sizeof(size_t *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pDevPtr, sizeof *pDevPtr);
+        cubind_mock_zero(pSize, sizeof *pSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4221,6 +4910,9 @@ MOCK_API CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource 
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resources, sizeof *resources);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4231,6 +4923,9 @@ MOCK_API CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResourc
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resources, sizeof *resources);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4243,6 +4938,10 @@ MOCK_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVe
     cubind_mock_arg(&cudaVersion, sizeof(int));
     cubind_mock_arg(&flags, sizeof(cuuint64_t));
     cubind_mock_arg(&symbolStatus, sizeof(CUdriverProcAddressQueryResult *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pfn, sizeof *pfn);
+        cubind_mock_zero(symbolStatus, sizeof *symbolStatus);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4253,6 +4952,9 @@ MOCK_API CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value,
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4263,6 +4965,9 @@ MOCK_API CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4273,6 +4978,9 @@ MOCK_API CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value,
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4283,6 +4991,9 @@ MOCK_API CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4292,6 +5003,9 @@ MOCK_API CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pEx
     cubind_mock_begin("cuGetExportTable", __builtin_return_address(0));
     cubind_mock_arg(&ppExportTable, sizeof(const void **));
     cubind_mock_arg(&pExportTableId, sizeof(const CUuuid *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ppExportTable, sizeof *ppExportTable);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4303,6 +5017,9 @@ MOCK_API CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CU
     cubind_mock_arg(&desc, sizeof(CUdevResourceDesc));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phCtx, sizeof *phCtx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4320,6 +5037,9 @@ MOCK_API CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
     cubind_mock_begin("cuCtxFromGreenCtx", __builtin_return_address(0));
     cubind_mock_arg(&pContext, sizeof(CUcontext *));
     cubind_mock_arg(&hCtx, sizeof(CUgreenCtx));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pContext, sizeof *pContext);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4405,6 +5125,9 @@ MOCK_API CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
     cubind_mock_begin("cuStreamGetGreenCtx", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&phCtx, sizeof(CUgreenCtx *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phCtx, sizeof *phCtx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4416,6 +5139,9 @@ MOCK_API CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx
     cubind_mock_arg(&greenCtx, sizeof(CUgreenCtx));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phStream, sizeof *phStream);
+    }
     return (CUresult)cubind_mock_status();
 }
 

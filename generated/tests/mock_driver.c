@@ -22,6 +22,9 @@ MOCK_API CUresult cuGetErrorString(CUresult error, const char **pStr)
     cubind_mock_begin("cuGetErrorString", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pStr, sizeof *pStr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -31,6 +34,9 @@ MOCK_API CUresult cuGetErrorName(CUresult error, const char **pStr)
     cubind_mock_begin("cuGetErrorName", __builtin_return_address(0));
     cubind_mock_arg(&error, sizeof(CUresult));
     cubind_mock_arg(&pStr, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pStr, sizeof *pStr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -46,6 +52,9 @@ MOCK_API CUresult cuDriverGetVersion(int *driverVersion)
 {
     cubind_mock_begin("cuDriverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&driverVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(driverVersion, sizeof *driverVersion);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcuda reports it (encoded) */
         long long mock_value = 0;
@@ -67,6 +76,9 @@ MOCK_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
     cubind_mock_begin("cuDeviceGet", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
     cubind_mock_arg(&ordinal, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -75,6 +87,9 @@ MOCK_API CUresult cuDeviceGetCount(int *count)
 {
     cubind_mock_begin("cuDeviceGetCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -85,6 +100,9 @@ MOCK_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
     cubind_mock_arg(&name, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(name, sizeof *name);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -94,6 +112,9 @@ MOCK_API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
     cubind_mock_begin("cuDeviceGetUuid_v2", __builtin_return_address(0));
     cubind_mock_arg(&uuid, sizeof(CUuuid *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(uuid, sizeof *uuid);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -104,6 +125,10 @@ MOCK_API CUresult cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUde
     cubind_mock_arg(&luid, sizeof(char *));
     cubind_mock_arg(&deviceNodeMask, sizeof(unsigned int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(luid, sizeof *luid);
+        cubind_mock_zero(deviceNodeMask, sizeof *deviceNodeMask);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -113,6 +138,9 @@ MOCK_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
     cubind_mock_begin("cuDeviceTotalMem_v2", __builtin_return_address(0));
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bytes, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -124,6 +152,9 @@ MOCK_API CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements,
     cubind_mock_arg(&format, sizeof(CUarray_format));
     cubind_mock_arg(&numChannels, sizeof(unsigned int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(maxWidthInElements, sizeof *maxWidthInElements);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -134,6 +165,9 @@ MOCK_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdev
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&attrib, sizeof(CUdevice_attribute));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pi, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -145,6 +179,9 @@ MOCK_API CUresult cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, 
     cubind_mock_arg(&operations, sizeof(const CUatomicOperation *));
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(capabilities, sizeof *capabilities);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -173,6 +210,9 @@ MOCK_API CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
     cubind_mock_begin("cuDeviceGetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pool, sizeof *pool);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -182,6 +222,9 @@ MOCK_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev
     cubind_mock_begin("cuDeviceGetDefaultMemPool", __builtin_return_address(0));
     cubind_mock_arg(&pool_out, sizeof(CUmemoryPool *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pool_out, sizeof *pool_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -192,6 +235,9 @@ MOCK_API CUresult cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType typ
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pi, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -210,6 +256,9 @@ MOCK_API CUresult cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
     cubind_mock_begin("cuDeviceGetProperties", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(CUdevprop *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(prop, sizeof *prop);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -220,6 +269,10 @@ MOCK_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -229,6 +282,9 @@ MOCK_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     cubind_mock_begin("cuDevicePrimaryCtxRetain", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -256,6 +312,10 @@ MOCK_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, 
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     cubind_mock_arg(&active, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+        cubind_mock_zero(active, sizeof *active);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -275,6 +335,10 @@ MOCK_API CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreatePa
     cubind_mock_arg(&ctxCreateParams, sizeof(CUctxCreateParams *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+        cubind_mock_zero(ctxCreateParams, sizeof *ctxCreateParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -299,6 +363,9 @@ MOCK_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 {
     cubind_mock_begin("cuCtxPopCurrent_v2", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -315,6 +382,9 @@ MOCK_API CUresult cuCtxGetCurrent(CUcontext *pctx)
 {
     cubind_mock_begin("cuCtxGetCurrent", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -323,6 +393,9 @@ MOCK_API CUresult cuCtxGetDevice(CUdevice *device)
 {
     cubind_mock_begin("cuCtxGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -332,6 +405,9 @@ MOCK_API CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
     cubind_mock_begin("cuCtxGetDevice_v2", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(CUdevice *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -340,6 +416,9 @@ MOCK_API CUresult cuCtxGetFlags(unsigned int *flags)
 {
     cubind_mock_begin("cuCtxGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -357,6 +436,9 @@ MOCK_API CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
     cubind_mock_begin("cuCtxGetId", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&ctxId, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ctxId, sizeof *ctxId);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -390,6 +472,9 @@ MOCK_API CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
     cubind_mock_begin("cuCtxGetLimit", __builtin_return_address(0));
     cubind_mock_arg(&pvalue, sizeof(size_t *));
     cubind_mock_arg(&limit, sizeof(CUlimit));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pvalue, sizeof *pvalue);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -398,6 +483,9 @@ MOCK_API CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
     cubind_mock_begin("cuCtxGetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&pconfig, sizeof(CUfunc_cache *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pconfig, sizeof *pconfig);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -415,6 +503,9 @@ MOCK_API CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
     cubind_mock_begin("cuCtxGetApiVersion", __builtin_return_address(0));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&version, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -424,6 +515,10 @@ MOCK_API CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestP
     cubind_mock_begin("cuCtxGetStreamPriorityRange", __builtin_return_address(0));
     cubind_mock_arg(&leastPriority, sizeof(int *));
     cubind_mock_arg(&greatestPriority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(leastPriority, sizeof *leastPriority);
+        cubind_mock_zero(greatestPriority, sizeof *greatestPriority);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -440,6 +535,9 @@ MOCK_API CUresult cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexe
     cubind_mock_begin("cuCtxGetExecAffinity", __builtin_return_address(0));
     cubind_mock_arg(&pExecAffinity, sizeof(CUexecAffinityParam *));
     cubind_mock_arg(&type, sizeof(CUexecAffinityType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pExecAffinity, sizeof *pExecAffinity);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -467,6 +565,9 @@ MOCK_API CUresult cuCtxAttach(CUcontext *pctx, unsigned int flags)
     cubind_mock_begin("cuCtxAttach", __builtin_return_address(0));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -483,6 +584,9 @@ MOCK_API CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 {
     cubind_mock_begin("cuCtxGetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&pConfig, sizeof(CUsharedconfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pConfig, sizeof *pConfig);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -500,6 +604,9 @@ MOCK_API CUresult cuModuleLoad(CUmodule *module, const char *fname)
     cubind_mock_begin("cuModuleLoad", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fname, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(module, sizeof *module);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -509,6 +616,9 @@ MOCK_API CUresult cuModuleLoadData(CUmodule *module, const void *image)
     cubind_mock_begin("cuModuleLoadData", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&image, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(module, sizeof *module);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -521,6 +631,11 @@ MOCK_API CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsign
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(module, sizeof *module);
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -530,6 +645,9 @@ MOCK_API CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
     cubind_mock_begin("cuModuleLoadFatBinary", __builtin_return_address(0));
     cubind_mock_arg(&module, sizeof(CUmodule *));
     cubind_mock_arg(&fatCubin, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(module, sizeof *module);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -546,6 +664,9 @@ MOCK_API CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
     cubind_mock_begin("cuModuleGetLoadingMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUmoduleLoadingMode *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -556,6 +677,9 @@ MOCK_API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const ch
     cubind_mock_arg(&hfunc, sizeof(CUfunction *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(hfunc, sizeof *hfunc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -565,6 +689,9 @@ MOCK_API CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
     cubind_mock_begin("cuModuleGetFunctionCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&mod, sizeof(CUmodule));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -575,6 +702,9 @@ MOCK_API CUresult cuModuleEnumerateFunctions(CUfunction *functions, unsigned int
     cubind_mock_arg(&functions, sizeof(CUfunction *));
     cubind_mock_arg(&numFunctions, sizeof(unsigned int));
     cubind_mock_arg(&mod, sizeof(CUmodule));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(functions, sizeof *functions);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -586,6 +716,10 @@ MOCK_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodul
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(bytes, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -597,6 +731,11 @@ MOCK_API CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
     cubind_mock_arg(&stateOut, sizeof(CUlinkState *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
+        cubind_mock_zero(stateOut, sizeof *stateOut);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -612,6 +751,10 @@ MOCK_API CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void 
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -625,6 +768,10 @@ MOCK_API CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const
     cubind_mock_arg(&numOptions, sizeof(unsigned int));
     cubind_mock_arg(&options, sizeof(CUjit_option *));
     cubind_mock_arg(&optionValues, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(options, sizeof *options);
+        cubind_mock_zero(optionValues, sizeof *optionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -635,6 +782,10 @@ MOCK_API CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *siz
     cubind_mock_arg(&state, sizeof(CUlinkState));
     cubind_mock_arg(&cubinOut, sizeof(void **));
     cubind_mock_arg(&sizeOut, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cubinOut, sizeof *cubinOut);
+        cubind_mock_zero(sizeOut, sizeof *sizeOut);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -653,6 +804,9 @@ MOCK_API CUresult cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char
     cubind_mock_arg(&pTexRef, sizeof(CUtexref *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pTexRef, sizeof *pTexRef);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -663,6 +817,9 @@ MOCK_API CUresult cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const c
     cubind_mock_arg(&pSurfRef, sizeof(CUsurfref *));
     cubind_mock_arg(&hmod, sizeof(CUmodule));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pSurfRef, sizeof *pSurfRef);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -678,6 +835,13 @@ MOCK_API CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_
     cubind_mock_arg(&libraryOptions, sizeof(CUlibraryOption *));
     cubind_mock_arg(&libraryOptionValues, sizeof(void **));
     cubind_mock_arg(&numLibraryOptions, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(library, sizeof *library);
+        cubind_mock_zero(jitOptions, sizeof *jitOptions);
+        cubind_mock_zero(jitOptionsValues, sizeof *jitOptionsValues);
+        cubind_mock_zero(libraryOptions, sizeof *libraryOptions);
+        cubind_mock_zero(libraryOptionValues, sizeof *libraryOptionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -693,6 +857,13 @@ MOCK_API CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName
     cubind_mock_arg(&libraryOptions, sizeof(CUlibraryOption *));
     cubind_mock_arg(&libraryOptionValues, sizeof(void **));
     cubind_mock_arg(&numLibraryOptions, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(library, sizeof *library);
+        cubind_mock_zero(jitOptions, sizeof *jitOptions);
+        cubind_mock_zero(jitOptionsValues, sizeof *jitOptionsValues);
+        cubind_mock_zero(libraryOptions, sizeof *libraryOptions);
+        cubind_mock_zero(libraryOptionValues, sizeof *libraryOptionValues);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -711,6 +882,9 @@ MOCK_API CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const
     cubind_mock_arg(&pKernel, sizeof(CUkernel *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pKernel, sizeof *pKernel);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -720,6 +894,9 @@ MOCK_API CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
     cubind_mock_begin("cuLibraryGetKernelCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&lib, sizeof(CUlibrary));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -730,6 +907,9 @@ MOCK_API CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numK
     cubind_mock_arg(&kernels, sizeof(CUkernel *));
     cubind_mock_arg(&numKernels, sizeof(unsigned int));
     cubind_mock_arg(&lib, sizeof(CUlibrary));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(kernels, sizeof *kernels);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -739,6 +919,9 @@ MOCK_API CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
     cubind_mock_begin("cuLibraryGetModule", __builtin_return_address(0));
     cubind_mock_arg(&pMod, sizeof(CUmodule *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pMod, sizeof *pMod);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -748,6 +931,9 @@ MOCK_API CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
     cubind_mock_begin("cuKernelGetFunction", __builtin_return_address(0));
     cubind_mock_arg(&pFunc, sizeof(CUfunction *));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pFunc, sizeof *pFunc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -757,6 +943,9 @@ MOCK_API CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
     cubind_mock_begin("cuKernelGetLibrary", __builtin_return_address(0));
     cubind_mock_arg(&pLib, sizeof(CUlibrary *));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pLib, sizeof *pLib);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -768,6 +957,10 @@ MOCK_API CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(bytes, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -779,6 +972,10 @@ MOCK_API CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrar
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(bytes, sizeof *bytes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -789,6 +986,9 @@ MOCK_API CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, co
     cubind_mock_arg(&fptr, sizeof(void **));
     cubind_mock_arg(&library, sizeof(CUlibrary));
     cubind_mock_arg(&symbol, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(fptr, sizeof *fptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -800,6 +1000,9 @@ MOCK_API CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUk
     cubind_mock_arg(&attrib, sizeof(CUfunction_attribute));
     cubind_mock_arg(&kernel, sizeof(CUkernel));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pi, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -830,6 +1033,9 @@ MOCK_API CUresult cuKernelGetName(const char **name, CUkernel hfunc)
     cubind_mock_begin("cuKernelGetName", __builtin_return_address(0));
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&hfunc, sizeof(CUkernel));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(name, sizeof *name);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -841,6 +1047,10 @@ MOCK_API CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_
     cubind_mock_arg(&paramIndex, sizeof(size_t));
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
     cubind_mock_arg(&paramSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(paramOffset, sizeof *paramOffset);
+        cubind_mock_zero(paramSize, sizeof *paramSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -850,6 +1060,10 @@ MOCK_API CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
     cubind_mock_begin("cuMemGetInfo_v2", __builtin_return_address(0));
     cubind_mock_arg(&free, sizeof(size_t *));
     cubind_mock_arg(&total, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(free, sizeof *free);
+        cubind_mock_zero(total, sizeof *total);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -859,6 +1073,9 @@ MOCK_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     cubind_mock_begin("cuMemAlloc_v2", __builtin_return_address(0));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -871,6 +1088,10 @@ MOCK_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t W
     cubind_mock_arg(&WidthInBytes, sizeof(size_t));
     cubind_mock_arg(&Height, sizeof(size_t));
     cubind_mock_arg(&ElementSizeBytes, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(pPitch, sizeof *pPitch);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -889,6 +1110,10 @@ MOCK_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUd
     cubind_mock_arg(&pbase, sizeof(CUdeviceptr *));
     cubind_mock_arg(&psize, sizeof(size_t *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pbase, sizeof *pbase);
+        cubind_mock_zero(psize, sizeof *psize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -898,6 +1123,9 @@ MOCK_API CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
     cubind_mock_begin("cuMemAllocHost_v2", __builtin_return_address(0));
     cubind_mock_arg(&pp, sizeof(void **));
     cubind_mock_arg(&bytesize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pp, sizeof *pp);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -916,6 +1144,9 @@ MOCK_API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
     cubind_mock_arg(&pp, sizeof(void **));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pp, sizeof *pp);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -926,6 +1157,9 @@ MOCK_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsi
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&p, sizeof(void *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pdptr, sizeof *pdptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -935,6 +1169,9 @@ MOCK_API CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
     cubind_mock_begin("cuMemHostGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&p, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pFlags, sizeof *pFlags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -945,6 +1182,9 @@ MOCK_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -956,6 +1196,9 @@ MOCK_API CUresult cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCall
     cubind_mock_arg(&callbackFunc, sizeof(CUasyncCallback));
     cubind_mock_arg(&userData, sizeof(void *));
     cubind_mock_arg(&callback, sizeof(CUasyncCallbackHandle *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(callback, sizeof *callback);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -974,6 +1217,9 @@ MOCK_API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
     cubind_mock_begin("cuDeviceGetByPCIBusId", __builtin_return_address(0));
     cubind_mock_arg(&dev, sizeof(CUdevice *));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dev, sizeof *dev);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -984,6 +1230,9 @@ MOCK_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
     cubind_mock_arg(&pciBusId, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&dev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pciBusId, sizeof *pciBusId);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -993,6 +1242,9 @@ MOCK_API CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
     cubind_mock_begin("cuIpcGetEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUipcEventHandle *));
     cubind_mock_arg(&event, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1002,6 +1254,9 @@ MOCK_API CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle
     cubind_mock_begin("cuIpcOpenEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&handle, sizeof(CUipcEventHandle));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phEvent, sizeof *phEvent);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1011,6 +1266,9 @@ MOCK_API CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
     cubind_mock_begin("cuIpcGetMemHandle", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUipcMemHandle *));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1021,6 +1279,9 @@ MOCK_API CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handl
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&handle, sizeof(CUipcMemHandle));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pdptr, sizeof *pdptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1310,6 +1571,13 @@ MOCK_API CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, si
     cubind_mock_arg(&attrsIdxs, sizeof(size_t *));
     cubind_mock_arg(&numAttrs, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dsts, sizeof *dsts);
+        cubind_mock_zero(srcs, sizeof *srcs);
+        cubind_mock_zero(sizes, sizeof *sizes);
+        cubind_mock_zero(attrs, sizeof *attrs);
+        cubind_mock_zero(attrsIdxs, sizeof *attrsIdxs);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1321,6 +1589,9 @@ MOCK_API CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP 
     cubind_mock_arg(&opList, sizeof(CUDA_MEMCPY3D_BATCH_OP *));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(opList, sizeof *opList);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1468,6 +1739,9 @@ MOCK_API CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR
     cubind_mock_begin("cuArrayCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY_DESCRIPTOR *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1477,6 +1751,9 @@ MOCK_API CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescripto
     cubind_mock_begin("cuArrayGetDescriptor_v2", __builtin_return_address(0));
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pArrayDescriptor, sizeof *pArrayDescriptor);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1486,6 +1763,9 @@ MOCK_API CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *spars
     cubind_mock_begin("cuArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&array, sizeof(CUarray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1495,6 +1775,9 @@ MOCK_API CUresult cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTI
     cubind_mock_begin("cuMipmappedArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(CUDA_ARRAY_SPARSE_PROPERTIES *));
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1505,6 +1788,9 @@ MOCK_API CUresult cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *m
     cubind_mock_arg(&memoryRequirements, sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS *));
     cubind_mock_arg(&array, sizeof(CUarray));
     cubind_mock_arg(&device, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1515,6 +1801,9 @@ MOCK_API CUresult cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIR
     cubind_mock_arg(&memoryRequirements, sizeof(CUDA_ARRAY_MEMORY_REQUIREMENTS *));
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray));
     cubind_mock_arg(&device, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1525,6 +1814,9 @@ MOCK_API CUresult cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned
     cubind_mock_arg(&pPlaneArray, sizeof(CUarray *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
     cubind_mock_arg(&planeIdx, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pPlaneArray, sizeof *pPlaneArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1542,6 +1834,9 @@ MOCK_API CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRI
     cubind_mock_begin("cuArray3DCreate_v2", __builtin_return_address(0));
     cubind_mock_arg(&pHandle, sizeof(CUarray *));
     cubind_mock_arg(&pAllocateArray, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1551,6 +1846,9 @@ MOCK_API CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescr
     cubind_mock_begin("cuArray3DGetDescriptor_v2", __builtin_return_address(0));
     cubind_mock_arg(&pArrayDescriptor, sizeof(CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&hArray, sizeof(CUarray));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pArrayDescriptor, sizeof *pArrayDescriptor);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1561,6 +1859,9 @@ MOCK_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_A
     cubind_mock_arg(&pHandle, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&pMipmappedArrayDesc, sizeof(const CUDA_ARRAY3D_DESCRIPTOR *));
     cubind_mock_arg(&numMipmapLevels, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle, sizeof *pHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1571,6 +1872,9 @@ MOCK_API CUresult cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArra
     cubind_mock_arg(&pLevelArray, sizeof(CUarray *));
     cubind_mock_arg(&hMipmappedArray, sizeof(CUmipmappedArray));
     cubind_mock_arg(&level, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pLevelArray, sizeof *pLevelArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1603,6 +1907,10 @@ MOCK_API CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, 
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&errorIndex, sizeof(size_t *));
     cubind_mock_arg(&stream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(paramsArray, sizeof *paramsArray);
+        cubind_mock_zero(errorIndex, sizeof *errorIndex);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1615,6 +1923,9 @@ MOCK_API CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alig
     cubind_mock_arg(&alignment, sizeof(size_t));
     cubind_mock_arg(&addr, sizeof(CUdeviceptr));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptr, sizeof *ptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1635,6 +1946,9 @@ MOCK_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1665,6 +1979,9 @@ MOCK_API CUresult cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int c
     cubind_mock_arg(&mapInfoList, sizeof(CUarrayMapInfo *));
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mapInfoList, sizeof *mapInfoList);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1695,6 +2012,9 @@ MOCK_API CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation 
     cubind_mock_arg(&flags, sizeof(unsigned long long *));
     cubind_mock_arg(&location, sizeof(const CUmemLocation *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1716,6 +2036,9 @@ MOCK_API CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&osHandle, sizeof(void *));
     cubind_mock_arg(&shHandleType, sizeof(CUmemAllocationHandleType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1726,6 +2049,9 @@ MOCK_API CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmem
     cubind_mock_arg(&granularity, sizeof(size_t *));
     cubind_mock_arg(&prop, sizeof(const CUmemAllocationProp *));
     cubind_mock_arg(&option, sizeof(CUmemAllocationGranularity_flags));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(granularity, sizeof *granularity);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1735,6 +2061,9 @@ MOCK_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *pr
     cubind_mock_begin("cuMemGetAllocationPropertiesFromHandle", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(CUmemAllocationProp *));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(prop, sizeof *prop);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1744,6 +2073,9 @@ MOCK_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *hand
     cubind_mock_begin("cuMemRetainAllocationHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&addr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1763,6 +2095,9 @@ MOCK_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream h
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1812,6 +2147,10 @@ MOCK_API CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memP
     cubind_mock_arg(&flags, sizeof(CUmemAccess_flags *));
     cubind_mock_arg(&memPool, sizeof(CUmemoryPool));
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+        cubind_mock_zero(location, sizeof *location);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1821,6 +2160,9 @@ MOCK_API CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *pool
     cubind_mock_begin("cuMemPoolCreate", __builtin_return_address(0));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool *));
     cubind_mock_arg(&poolProps, sizeof(const CUmemPoolProps *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pool, sizeof *pool);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1839,6 +2181,10 @@ MOCK_API CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *
     cubind_mock_arg(&pool_out, sizeof(CUmemoryPool *));
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
     cubind_mock_arg(&type, sizeof(CUmemAllocationType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pool_out, sizeof *pool_out);
+        cubind_mock_zero(location, sizeof *location);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1849,6 +2195,10 @@ MOCK_API CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, C
     cubind_mock_arg(&pool, sizeof(CUmemoryPool *));
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
     cubind_mock_arg(&type, sizeof(CUmemAllocationType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pool, sizeof *pool);
+        cubind_mock_zero(location, sizeof *location);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1859,6 +2209,9 @@ MOCK_API CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType t
     cubind_mock_arg(&location, sizeof(CUmemLocation *));
     cubind_mock_arg(&type, sizeof(CUmemAllocationType));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(location, sizeof *location);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1870,6 +2223,9 @@ MOCK_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CU
     cubind_mock_arg(&bytesize, sizeof(size_t));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1892,6 +2248,9 @@ MOCK_API CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, voi
     cubind_mock_arg(&handle, sizeof(void *));
     cubind_mock_arg(&handleType, sizeof(CUmemAllocationHandleType));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pool_out, sizeof *pool_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1901,6 +2260,9 @@ MOCK_API CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, 
     cubind_mock_begin("cuMemPoolExportPointer", __builtin_return_address(0));
     cubind_mock_arg(&shareData_out, sizeof(CUmemPoolPtrExportData *));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(shareData_out, sizeof *shareData_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1911,6 +2273,10 @@ MOCK_API CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool
     cubind_mock_arg(&ptr_out, sizeof(CUdeviceptr *));
     cubind_mock_arg(&pool, sizeof(CUmemoryPool));
     cubind_mock_arg(&shareData, sizeof(CUmemPoolPtrExportData *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptr_out, sizeof *ptr_out);
+        cubind_mock_zero(shareData, sizeof *shareData);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -1920,6 +2286,9 @@ MOCK_API CUresult cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, cons
     cubind_mock_begin("cuMulticastCreate", __builtin_return_address(0));
     cubind_mock_arg(&mcHandle, sizeof(CUmemGenericAllocationHandle *));
     cubind_mock_arg(&prop, sizeof(const CUmulticastObjectProp *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mcHandle, sizeof *mcHandle);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -1975,6 +2344,9 @@ MOCK_API CUresult cuMulticastGetGranularity(size_t *granularity, const CUmultica
     cubind_mock_arg(&granularity, sizeof(size_t *));
     cubind_mock_arg(&prop, sizeof(const CUmulticastObjectProp *));
     cubind_mock_arg(&option, sizeof(CUmulticastGranularity_flags));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(granularity, sizeof *granularity);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2023,6 +2395,12 @@ MOCK_API CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, siz
     cubind_mock_arg(&numPrefetchLocs, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptrs, sizeof *dptrs);
+        cubind_mock_zero(sizes, sizeof *sizes);
+        cubind_mock_zero(prefetchLocs, sizeof *prefetchLocs);
+        cubind_mock_zero(prefetchLocIdxs, sizeof *prefetchLocIdxs);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2035,6 +2413,10 @@ MOCK_API CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptrs, sizeof *dptrs);
+        cubind_mock_zero(sizes, sizeof *sizes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2050,6 +2432,12 @@ MOCK_API CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *
     cubind_mock_arg(&numPrefetchLocs, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptrs, sizeof *dptrs);
+        cubind_mock_zero(sizes, sizeof *sizes);
+        cubind_mock_zero(prefetchLocs, sizeof *prefetchLocs);
+        cubind_mock_zero(prefetchLocIdxs, sizeof *prefetchLocIdxs);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2075,6 +2463,11 @@ MOCK_API CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_
     cubind_mock_arg(&numAttributes, sizeof(size_t));
     cubind_mock_arg(&devPtr, sizeof(CUdeviceptr));
     cubind_mock_arg(&count, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(data, sizeof *data);
+        cubind_mock_zero(dataSizes, sizeof *dataSizes);
+        cubind_mock_zero(attributes, sizeof *attributes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2096,6 +2489,10 @@ MOCK_API CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_a
     cubind_mock_arg(&attributes, sizeof(CUpointer_attribute *));
     cubind_mock_arg(&data, sizeof(void **));
     cubind_mock_arg(&ptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(attributes, sizeof *attributes);
+        cubind_mock_zero(data, sizeof *data);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2105,6 +2502,9 @@ MOCK_API CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
     cubind_mock_begin("cuStreamCreate", __builtin_return_address(0));
     cubind_mock_arg(&phStream, sizeof(CUstream *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phStream, sizeof *phStream);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2115,6 +2515,9 @@ MOCK_API CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int fl
     cubind_mock_arg(&phStream, sizeof(CUstream *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phStream, sizeof *phStream);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2124,6 +2527,9 @@ MOCK_API CUresult cuStreamGetPriority(CUstream hStream, int *priority)
     cubind_mock_begin("cuStreamGetPriority", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&priority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(priority, sizeof *priority);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2133,6 +2539,9 @@ MOCK_API CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device)
     cubind_mock_begin("cuStreamGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&device, sizeof(CUdevice *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2142,6 +2551,9 @@ MOCK_API CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)
     cubind_mock_begin("cuStreamGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2151,6 +2563,9 @@ MOCK_API CUresult cuStreamGetId(CUstream hStream, unsigned long long *streamId)
     cubind_mock_begin("cuStreamGetId", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&streamId, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(streamId, sizeof *streamId);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2160,6 +2575,9 @@ MOCK_API CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
     cubind_mock_begin("cuStreamGetCtx", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&pctx, sizeof(CUcontext *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pctx, sizeof *pctx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2170,6 +2588,10 @@ MOCK_API CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCt
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&pCtx, sizeof(CUcontext *));
     cubind_mock_arg(&pGreenCtx, sizeof(CUgreenCtx *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pCtx, sizeof *pCtx);
+        cubind_mock_zero(pGreenCtx, sizeof *pGreenCtx);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2221,6 +2643,9 @@ MOCK_API CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
     cubind_mock_begin("cuThreadExchangeStreamCaptureMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(CUstreamCaptureMode *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2230,6 +2655,9 @@ MOCK_API CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
     cubind_mock_begin("cuStreamEndCapture", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraph, sizeof *phGraph);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2239,6 +2667,9 @@ MOCK_API CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *c
     cubind_mock_begin("cuStreamIsCapturing", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&captureStatus, sizeof(CUstreamCaptureStatus *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(captureStatus, sizeof *captureStatus);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2253,6 +2684,14 @@ MOCK_API CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureSta
     cubind_mock_arg(&dependencies_out, sizeof(const CUgraphNode **));
     cubind_mock_arg(&edgeData_out, sizeof(const CUgraphEdgeData **));
     cubind_mock_arg(&numDependencies_out, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(captureStatus_out, sizeof *captureStatus_out);
+        cubind_mock_zero(id_out, sizeof *id_out);
+        cubind_mock_zero(graph_out, sizeof *graph_out);
+        cubind_mock_zero(dependencies_out, sizeof *dependencies_out);
+        cubind_mock_zero(edgeData_out, sizeof *edgeData_out);
+        cubind_mock_zero(numDependencies_out, sizeof *numDependencies_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2265,6 +2704,9 @@ MOCK_API CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraph
     cubind_mock_arg(&dependencyData, sizeof(const CUgraphEdgeData *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dependencies, sizeof *dependencies);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2319,6 +2761,9 @@ MOCK_API CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CU
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&attr, sizeof(CUstreamAttrID));
     cubind_mock_arg(&value_out, sizeof(CUstreamAttrValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value_out, sizeof *value_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2338,6 +2783,9 @@ MOCK_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
     cubind_mock_begin("cuEventCreate", __builtin_return_address(0));
     cubind_mock_arg(&phEvent, sizeof(CUevent *));
     cubind_mock_arg(&Flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phEvent, sizeof *phEvent);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2391,6 +2839,9 @@ MOCK_API CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CU
     cubind_mock_arg(&pMilliseconds, sizeof(float *));
     cubind_mock_arg(&hStart, sizeof(CUevent));
     cubind_mock_arg(&hEnd, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pMilliseconds, sizeof *pMilliseconds);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2400,6 +2851,9 @@ MOCK_API CUresult cuImportExternalMemory(CUexternalMemory *extMem_out, const CUD
     cubind_mock_begin("cuImportExternalMemory", __builtin_return_address(0));
     cubind_mock_arg(&extMem_out, sizeof(CUexternalMemory *));
     cubind_mock_arg(&memHandleDesc, sizeof(const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(extMem_out, sizeof *extMem_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2410,6 +2864,9 @@ MOCK_API CUresult cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexterna
     cubind_mock_arg(&devPtr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&bufferDesc, sizeof(const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2420,6 +2877,9 @@ MOCK_API CUresult cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipm
     cubind_mock_arg(&mipmap, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&extMem, sizeof(CUexternalMemory));
     cubind_mock_arg(&mipmapDesc, sizeof(const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mipmap, sizeof *mipmap);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2437,6 +2897,9 @@ MOCK_API CUresult cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, con
     cubind_mock_begin("cuImportExternalSemaphore", __builtin_return_address(0));
     cubind_mock_arg(&extSem_out, sizeof(CUexternalSemaphore *));
     cubind_mock_arg(&semHandleDesc, sizeof(const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(extSem_out, sizeof *extSem_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2522,6 +2985,9 @@ MOCK_API CUresult cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUs
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&paramArray, sizeof(CUstreamBatchMemOpParams *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(paramArray, sizeof *paramArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2532,6 +2998,9 @@ MOCK_API CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfun
     cubind_mock_arg(&pi, sizeof(int *));
     cubind_mock_arg(&attrib, sizeof(CUfunction_attribute));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pi, sizeof *pi);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2560,6 +3029,9 @@ MOCK_API CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
     cubind_mock_begin("cuFuncGetModule", __builtin_return_address(0));
     cubind_mock_arg(&hmod, sizeof(CUmodule *));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(hmod, sizeof *hmod);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2569,6 +3041,9 @@ MOCK_API CUresult cuFuncGetName(const char **name, CUfunction hfunc)
     cubind_mock_begin("cuFuncGetName", __builtin_return_address(0));
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&hfunc, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(name, sizeof *name);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2580,6 +3055,10 @@ MOCK_API CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t 
     cubind_mock_arg(&paramIndex, sizeof(size_t));
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
     cubind_mock_arg(&paramSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(paramOffset, sizeof *paramOffset);
+        cubind_mock_zero(paramSize, sizeof *paramSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2589,6 +3068,9 @@ MOCK_API CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction funct
     cubind_mock_begin("cuFuncIsLoaded", __builtin_return_address(0));
     cubind_mock_arg(&state, sizeof(CUfunctionLoadingState *));
     cubind_mock_arg(&function, sizeof(CUfunction));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(state, sizeof *state);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2615,6 +3097,10 @@ MOCK_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned i
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&kernelParams, sizeof(void **));
     cubind_mock_arg(&extra, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(kernelParams, sizeof *kernelParams);
+        cubind_mock_zero(extra, sizeof *extra);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2626,6 +3112,10 @@ MOCK_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, v
     cubind_mock_arg(&f, sizeof(CUfunction));
     cubind_mock_arg(&kernelParams, sizeof(void **));
     cubind_mock_arg(&extra, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(kernelParams, sizeof *kernelParams);
+        cubind_mock_zero(extra, sizeof *extra);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2643,6 +3133,9 @@ MOCK_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
     cubind_mock_arg(&sharedMemBytes, sizeof(unsigned int));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&kernelParams, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(kernelParams, sizeof *kernelParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2653,6 +3146,9 @@ MOCK_API CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launc
     cubind_mock_arg(&launchParamsList, sizeof(CUDA_LAUNCH_PARAMS *));
     cubind_mock_arg(&numDevices, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(launchParamsList, sizeof *launchParamsList);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2780,6 +3276,9 @@ MOCK_API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
     cubind_mock_begin("cuGraphCreate", __builtin_return_address(0));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraph, sizeof *phGraph);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2792,6 +3291,9 @@ MOCK_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGra
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_KERNEL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2801,6 +3303,9 @@ MOCK_API CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_N
     cubind_mock_begin("cuGraphKernelNodeGetParams_v2", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_KERNEL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2823,6 +3328,9 @@ MOCK_API CUresult cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&copyParams, sizeof(const CUDA_MEMCPY3D *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2832,6 +3340,9 @@ MOCK_API CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *n
     cubind_mock_begin("cuGraphMemcpyNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMCPY3D *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2854,6 +3365,9 @@ MOCK_API CUresult cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&memsetParams, sizeof(const CUDA_MEMSET_NODE_PARAMS *));
     cubind_mock_arg(&ctx, sizeof(CUcontext));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2863,6 +3377,9 @@ MOCK_API CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE
     cubind_mock_begin("cuGraphMemsetNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEMSET_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2884,6 +3401,9 @@ MOCK_API CUresult cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, c
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_HOST_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2893,6 +3413,9 @@ MOCK_API CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PAR
     cubind_mock_begin("cuGraphHostNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_HOST_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2914,6 +3437,9 @@ MOCK_API CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGr
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&childGraph, sizeof(CUgraph));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2923,6 +3449,9 @@ MOCK_API CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGr
     cubind_mock_begin("cuGraphChildGraphNodeGetGraph", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&phGraph, sizeof(CUgraph *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraph, sizeof *phGraph);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2934,6 +3463,9 @@ MOCK_API CUresult cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, 
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2946,6 +3478,9 @@ MOCK_API CUresult cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hG
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -2955,6 +3490,9 @@ MOCK_API CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *eve
     cubind_mock_begin("cuGraphEventRecordNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event_out, sizeof *event_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2976,6 +3514,9 @@ MOCK_API CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGra
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(CUevent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -2985,6 +3526,9 @@ MOCK_API CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event
     cubind_mock_begin("cuGraphEventWaitNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&event_out, sizeof(CUevent *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event_out, sizeof *event_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3006,6 +3550,9 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNod
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3015,6 +3562,9 @@ MOCK_API CUresult cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode
     cubind_mock_begin("cuGraphExternalSemaphoresSignalNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params_out, sizeof *params_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3036,6 +3586,9 @@ MOCK_API CUresult cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode,
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3045,6 +3598,9 @@ MOCK_API CUresult cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, 
     cubind_mock_begin("cuGraphExternalSemaphoresWaitNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_EXT_SEM_WAIT_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params_out, sizeof *params_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3066,6 +3622,9 @@ MOCK_API CUresult cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGr
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const CUDA_BATCH_MEM_OP_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3075,6 +3634,9 @@ MOCK_API CUresult cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_M
     cubind_mock_begin("cuGraphBatchMemOpNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams_out, sizeof(CUDA_BATCH_MEM_OP_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams_out, sizeof *nodeParams_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3106,6 +3668,10 @@ MOCK_API CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGrap
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(CUDA_MEM_ALLOC_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3115,6 +3681,9 @@ MOCK_API CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC
     cubind_mock_begin("cuGraphMemAllocNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&params_out, sizeof(CUDA_MEM_ALLOC_NODE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params_out, sizeof *params_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3127,6 +3696,9 @@ MOCK_API CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph
     cubind_mock_arg(&dependencies, sizeof(const CUgraphNode *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3136,6 +3708,9 @@ MOCK_API CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dp
     cubind_mock_begin("cuGraphMemFreeNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&dptr_out, sizeof(CUdeviceptr *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr_out, sizeof *dptr_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3173,6 +3748,9 @@ MOCK_API CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
     cubind_mock_begin("cuGraphClone", __builtin_return_address(0));
     cubind_mock_arg(&phGraphClone, sizeof(CUgraph *));
     cubind_mock_arg(&originalGraph, sizeof(CUgraph));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphClone, sizeof *phGraphClone);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3183,6 +3761,9 @@ MOCK_API CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOrigi
     cubind_mock_arg(&phNode, sizeof(CUgraphNode *));
     cubind_mock_arg(&hOriginalNode, sizeof(CUgraphNode));
     cubind_mock_arg(&hClonedGraph, sizeof(CUgraph));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phNode, sizeof *phNode);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3192,6 +3773,9 @@ MOCK_API CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
     cubind_mock_begin("cuGraphNodeGetType", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&type, sizeof(CUgraphNodeType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(type, sizeof *type);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3202,6 +3786,10 @@ MOCK_API CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *nu
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&nodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodes, sizeof *nodes);
+        cubind_mock_zero(numNodes, sizeof *numNodes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3212,6 +3800,10 @@ MOCK_API CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, si
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&rootNodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&numRootNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rootNodes, sizeof *rootNodes);
+        cubind_mock_zero(numRootNodes, sizeof *numRootNodes);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3224,6 +3816,12 @@ MOCK_API CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphN
     cubind_mock_arg(&to, sizeof(CUgraphNode *));
     cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
     cubind_mock_arg(&numEdges, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(from, sizeof *from);
+        cubind_mock_zero(to, sizeof *to);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(numEdges, sizeof *numEdges);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3235,6 +3833,11 @@ MOCK_API CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *
     cubind_mock_arg(&dependencies, sizeof(CUgraphNode *));
     cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
     cubind_mock_arg(&numDependencies, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dependencies, sizeof *dependencies);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(numDependencies, sizeof *numDependencies);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3246,6 +3849,11 @@ MOCK_API CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode
     cubind_mock_arg(&dependentNodes, sizeof(CUgraphNode *));
     cubind_mock_arg(&edgeData, sizeof(CUgraphEdgeData *));
     cubind_mock_arg(&numDependentNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dependentNodes, sizeof *dependentNodes);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(numDependentNodes, sizeof *numDependentNodes);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3288,6 +3896,9 @@ MOCK_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph 
     cubind_mock_arg(&phGraphExec, sizeof(CUgraphExec *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphExec, sizeof *phGraphExec);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3298,6 +3909,10 @@ MOCK_API CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph
     cubind_mock_arg(&phGraphExec, sizeof(CUgraphExec *));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&instantiateParams, sizeof(CUDA_GRAPH_INSTANTIATE_PARAMS *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphExec, sizeof *phGraphExec);
+        cubind_mock_zero(instantiateParams, sizeof *instantiateParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3307,6 +3922,9 @@ MOCK_API CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
     cubind_mock_begin("cuGraphExecGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&flags, sizeof(cuuint64_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3419,6 +4037,9 @@ MOCK_API CUresult cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNod
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(isEnabled, sizeof *isEnabled);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3463,6 +4084,9 @@ MOCK_API CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, C
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hGraph, sizeof(CUgraph));
     cubind_mock_arg(&resultInfo, sizeof(CUgraphExecUpdateResultInfo *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resultInfo, sizeof *resultInfo);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3482,6 +4106,9 @@ MOCK_API CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeA
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&attr, sizeof(CUkernelNodeAttrID));
     cubind_mock_arg(&value_out, sizeof(CUkernelNodeAttrValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value_out, sizeof *value_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3514,6 +4141,9 @@ MOCK_API CUresult cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhost
     cubind_mock_arg(&destroy, sizeof(CUhostFn));
     cubind_mock_arg(&initialRefcount, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(object_out, sizeof *object_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3566,6 +4196,10 @@ MOCK_API CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, co
     cubind_mock_arg(&dependencyData, sizeof(const CUgraphEdgeData *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(CUgraphNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phGraphNode, sizeof *phGraphNode);
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3575,6 +4209,9 @@ MOCK_API CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nod
     cubind_mock_begin("cuGraphNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUgraphNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3585,6 +4222,9 @@ MOCK_API CUresult cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode h
     cubind_mock_arg(&hGraphExec, sizeof(CUgraphExec));
     cubind_mock_arg(&hNode, sizeof(CUgraphNode));
     cubind_mock_arg(&nodeParams, sizeof(CUgraphNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3597,6 +4237,9 @@ MOCK_API CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHand
     cubind_mock_arg(&ctx, sizeof(CUcontext));
     cubind_mock_arg(&defaultLaunchValue, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle_out, sizeof *pHandle_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3608,6 +4251,9 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CU
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3620,6 +4266,9 @@ MOCK_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numB
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3633,6 +4282,10 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockS
     cubind_mock_arg(&blockSizeToDynamicSMemSize, sizeof(CUoccupancyB2DSize));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&blockSizeLimit, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(minGridSize, sizeof *minGridSize);
+        cubind_mock_zero(blockSize, sizeof *blockSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3647,6 +4300,10 @@ MOCK_API CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, in
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&blockSizeLimit, sizeof(int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(minGridSize, sizeof *minGridSize);
+        cubind_mock_zero(blockSize, sizeof *blockSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3658,6 +4315,9 @@ MOCK_API CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSiz
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&numBlocks, sizeof(int));
     cubind_mock_arg(&blockSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dynamicSmemSize, sizeof *dynamicSmemSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3668,6 +4328,9 @@ MOCK_API CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunctio
     cubind_mock_arg(&clusterSize, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(clusterSize, sizeof *clusterSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3678,6 +4341,9 @@ MOCK_API CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func
     cubind_mock_arg(&numClusters, sizeof(int *));
     cubind_mock_arg(&func, sizeof(CUfunction));
     cubind_mock_arg(&config, sizeof(const CUlaunchConfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numClusters, sizeof *numClusters);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3709,6 +4375,9 @@ MOCK_API CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CU
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&dptr, sizeof(CUdeviceptr));
     cubind_mock_arg(&bytes, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ByteOffset, sizeof *ByteOffset);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3795,6 +4464,9 @@ MOCK_API CUresult cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
     cubind_mock_begin("cuTexRefSetBorderColor", __builtin_return_address(0));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&pBorderColor, sizeof(float *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBorderColor, sizeof *pBorderColor);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3813,6 +4485,9 @@ MOCK_API CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetAddress_v2", __builtin_return_address(0));
     cubind_mock_arg(&pdptr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pdptr, sizeof *pdptr);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3822,6 +4497,9 @@ MOCK_API CUresult cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetArray", __builtin_return_address(0));
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phArray, sizeof *phArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3831,6 +4509,9 @@ MOCK_API CUresult cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, 
     cubind_mock_begin("cuTexRefGetMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&phMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phMipmappedArray, sizeof *phMipmappedArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3841,6 +4522,9 @@ MOCK_API CUresult cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, 
     cubind_mock_arg(&pam, sizeof(CUaddress_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
     cubind_mock_arg(&dim, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pam, sizeof *pam);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3850,6 +4534,9 @@ MOCK_API CUresult cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetFilterMode", __builtin_return_address(0));
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pfm, sizeof *pfm);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3860,6 +4547,10 @@ MOCK_API CUresult cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, 
     cubind_mock_arg(&pFormat, sizeof(CUarray_format *));
     cubind_mock_arg(&pNumChannels, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pFormat, sizeof *pFormat);
+        cubind_mock_zero(pNumChannels, sizeof *pNumChannels);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3869,6 +4560,9 @@ MOCK_API CUresult cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexR
     cubind_mock_begin("cuTexRefGetMipmapFilterMode", __builtin_return_address(0));
     cubind_mock_arg(&pfm, sizeof(CUfilter_mode *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pfm, sizeof *pfm);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3878,6 +4572,9 @@ MOCK_API CUresult cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetMipmapLevelBias", __builtin_return_address(0));
     cubind_mock_arg(&pbias, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pbias, sizeof *pbias);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3888,6 +4585,10 @@ MOCK_API CUresult cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float
     cubind_mock_arg(&pminMipmapLevelClamp, sizeof(float *));
     cubind_mock_arg(&pmaxMipmapLevelClamp, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pminMipmapLevelClamp, sizeof *pminMipmapLevelClamp);
+        cubind_mock_zero(pmaxMipmapLevelClamp, sizeof *pmaxMipmapLevelClamp);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3897,6 +4598,9 @@ MOCK_API CUresult cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetMaxAnisotropy", __builtin_return_address(0));
     cubind_mock_arg(&pmaxAniso, sizeof(int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pmaxAniso, sizeof *pmaxAniso);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3906,6 +4610,9 @@ MOCK_API CUresult cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetBorderColor", __builtin_return_address(0));
     cubind_mock_arg(&pBorderColor, sizeof(float *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pBorderColor, sizeof *pBorderColor);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3915,6 +4622,9 @@ MOCK_API CUresult cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
     cubind_mock_begin("cuTexRefGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&hTexRef, sizeof(CUtexref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pFlags, sizeof *pFlags);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3923,6 +4633,9 @@ MOCK_API CUresult cuTexRefCreate(CUtexref *pTexRef)
 {
     cubind_mock_begin("cuTexRefCreate", __builtin_return_address(0));
     cubind_mock_arg(&pTexRef, sizeof(CUtexref *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pTexRef, sizeof *pTexRef);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3950,6 +4663,9 @@ MOCK_API CUresult cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
     cubind_mock_begin("cuSurfRefGetArray", __builtin_return_address(0));
     cubind_mock_arg(&phArray, sizeof(CUarray *));
     cubind_mock_arg(&hSurfRef, sizeof(CUsurfref));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phArray, sizeof *phArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3961,6 +4677,9 @@ MOCK_API CUresult cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE
     cubind_mock_arg(&pResDesc, sizeof(const CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&pTexDesc, sizeof(const CUDA_TEXTURE_DESC *));
     cubind_mock_arg(&pResViewDesc, sizeof(const CUDA_RESOURCE_VIEW_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pTexObject, sizeof *pTexObject);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3978,6 +4697,9 @@ MOCK_API CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtex
     cubind_mock_begin("cuTexObjectGetResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pResDesc, sizeof *pResDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -3987,6 +4709,9 @@ MOCK_API CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexOb
     cubind_mock_begin("cuTexObjectGetTextureDesc", __builtin_return_address(0));
     cubind_mock_arg(&pTexDesc, sizeof(CUDA_TEXTURE_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pTexDesc, sizeof *pTexDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -3996,6 +4721,9 @@ MOCK_API CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResVi
     cubind_mock_begin("cuTexObjectGetResourceViewDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResViewDesc, sizeof(CUDA_RESOURCE_VIEW_DESC *));
     cubind_mock_arg(&texObject, sizeof(CUtexObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pResViewDesc, sizeof *pResViewDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4005,6 +4733,9 @@ MOCK_API CUresult cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOU
     cubind_mock_begin("cuSurfObjectCreate", __builtin_return_address(0));
     cubind_mock_arg(&pSurfObject, sizeof(CUsurfObject *));
     cubind_mock_arg(&pResDesc, sizeof(const CUDA_RESOURCE_DESC *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pSurfObject, sizeof *pSurfObject);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4022,6 +4753,9 @@ MOCK_API CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsu
     cubind_mock_begin("cuSurfObjectGetResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(CUDA_RESOURCE_DESC *));
     cubind_mock_arg(&surfObject, sizeof(CUsurfObject));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pResDesc, sizeof *pResDesc);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4041,6 +4775,9 @@ MOCK_API CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapData
     cubind_mock_arg(&swizzle, sizeof(CUtensorMapSwizzle));
     cubind_mock_arg(&l2Promotion, sizeof(CUtensorMapL2promotion));
     cubind_mock_arg(&oobFill, sizeof(CUtensorMapFloatOOBfill));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tensorMap, sizeof *tensorMap);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4063,6 +4800,9 @@ MOCK_API CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDat
     cubind_mock_arg(&swizzle, sizeof(CUtensorMapSwizzle));
     cubind_mock_arg(&l2Promotion, sizeof(CUtensorMapL2promotion));
     cubind_mock_arg(&oobFill, sizeof(CUtensorMapFloatOOBfill));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tensorMap, sizeof *tensorMap);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4086,6 +4826,9 @@ MOCK_API CUresult cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMa
     cubind_mock_arg(&swizzle, sizeof(CUtensorMapSwizzle));
     cubind_mock_arg(&l2Promotion, sizeof(CUtensorMapL2promotion));
     cubind_mock_arg(&oobFill, sizeof(CUtensorMapFloatOOBfill));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tensorMap, sizeof *tensorMap);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4095,6 +4838,9 @@ MOCK_API CUresult cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *global
     cubind_mock_begin("cuTensorMapReplaceAddress", __builtin_return_address(0));
     cubind_mock_arg(&tensorMap, sizeof(CUtensorMap *));
     cubind_mock_arg(&globalAddress, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tensorMap, sizeof *tensorMap);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4105,6 +4851,9 @@ MOCK_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevi
     cubind_mock_arg(&canAccessPeer, sizeof(int *));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&peerDev, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(canAccessPeer, sizeof *canAccessPeer);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4133,6 +4882,9 @@ MOCK_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attr
     cubind_mock_arg(&attrib, sizeof(CUdevice_P2PAttribute));
     cubind_mock_arg(&srcDevice, sizeof(CUdevice));
     cubind_mock_arg(&dstDevice, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4145,6 +4897,9 @@ MOCK_API CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, c
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&srcDevice, sizeof(CUdevice));
     cubind_mock_arg(&dstDevice, sizeof(CUdevice));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(capabilities, sizeof *capabilities);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4164,6 +4919,9 @@ MOCK_API CUresult cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphic
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
     cubind_mock_arg(&arrayIndex, sizeof(unsigned int));
     cubind_mock_arg(&mipLevel, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pArray, sizeof *pArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4173,6 +4931,9 @@ MOCK_API CUresult cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pM
     cubind_mock_begin("cuGraphicsResourceGetMappedMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&pMipmappedArray, sizeof(CUmipmappedArray *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pMipmappedArray, sizeof *pMipmappedArray);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4183,6 +4944,10 @@ MOCK_API CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, si
     cubind_mock_arg(&pDevPtr, sizeof(CUdeviceptr *));
     cubind_mock_arg(&pSize, sizeof(size_t *));
     cubind_mock_arg(&resource, sizeof(CUgraphicsResource));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pDevPtr, sizeof *pDevPtr);
+        cubind_mock_zero(pSize, sizeof *pSize);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4202,6 +4967,9 @@ MOCK_API CUresult cuGraphicsMapResources(unsigned int count, CUgraphicsResource 
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resources, sizeof *resources);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4212,6 +4980,9 @@ MOCK_API CUresult cuGraphicsUnmapResources(unsigned int count, CUgraphicsResourc
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&resources, sizeof(CUgraphicsResource *));
     cubind_mock_arg(&hStream, sizeof(CUstream));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resources, sizeof *resources);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4224,6 +4995,10 @@ MOCK_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVe
     cubind_mock_arg(&cudaVersion, sizeof(int));
     cubind_mock_arg(&flags, sizeof(cuuint64_t));
     cubind_mock_arg(&symbolStatus, sizeof(CUdriverProcAddressQueryResult *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pfn, sizeof *pfn);
+        cubind_mock_zero(symbolStatus, sizeof *symbolStatus);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4234,6 +5009,9 @@ MOCK_API CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value,
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4244,6 +5022,9 @@ MOCK_API CUresult cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4254,6 +5035,9 @@ MOCK_API CUresult cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value,
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4264,6 +5048,9 @@ MOCK_API CUresult cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *
     cubind_mock_arg(&attrib, sizeof(CUcoredumpSettings));
     cubind_mock_arg(&value, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4273,6 +5060,9 @@ MOCK_API CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pEx
     cubind_mock_begin("cuGetExportTable", __builtin_return_address(0));
     cubind_mock_arg(&ppExportTable, sizeof(const void **));
     cubind_mock_arg(&pExportTableId, sizeof(const CUuuid *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ppExportTable, sizeof *ppExportTable);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4284,6 +5074,9 @@ MOCK_API CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CU
     cubind_mock_arg(&desc, sizeof(CUdevResourceDesc));
     cubind_mock_arg(&dev, sizeof(CUdevice));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phCtx, sizeof *phCtx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4301,6 +5094,9 @@ MOCK_API CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
     cubind_mock_begin("cuCtxFromGreenCtx", __builtin_return_address(0));
     cubind_mock_arg(&pContext, sizeof(CUcontext *));
     cubind_mock_arg(&hCtx, sizeof(CUgreenCtx));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pContext, sizeof *pContext);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4311,6 +5107,9 @@ MOCK_API CUresult cuDeviceGetDevResource(CUdevice device, CUdevResource *resourc
     cubind_mock_arg(&device, sizeof(CUdevice));
     cubind_mock_arg(&resource, sizeof(CUdevResource *));
     cubind_mock_arg(&type, sizeof(CUdevResourceType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resource, sizeof *resource);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4321,6 +5120,9 @@ MOCK_API CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, C
     cubind_mock_arg(&hCtx, sizeof(CUcontext));
     cubind_mock_arg(&resource, sizeof(CUdevResource *));
     cubind_mock_arg(&type, sizeof(CUdevResourceType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resource, sizeof *resource);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4331,6 +5133,9 @@ MOCK_API CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resou
     cubind_mock_arg(&hCtx, sizeof(CUgreenCtx));
     cubind_mock_arg(&resource, sizeof(CUdevResource *));
     cubind_mock_arg(&type, sizeof(CUdevResourceType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resource, sizeof *resource);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4344,6 +5149,11 @@ MOCK_API CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned in
     cubind_mock_arg(&remaining, sizeof(CUdevResource *));
     cubind_mock_arg(&useFlags, sizeof(unsigned int));
     cubind_mock_arg(&minCount, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(result, sizeof *result);
+        cubind_mock_zero(nbGroups, sizeof *nbGroups);
+        cubind_mock_zero(remaining, sizeof *remaining);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4354,6 +5164,10 @@ MOCK_API CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevReso
     cubind_mock_arg(&phDesc, sizeof(CUdevResourceDesc *));
     cubind_mock_arg(&resources, sizeof(CUdevResource *));
     cubind_mock_arg(&nbResources, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phDesc, sizeof *phDesc);
+        cubind_mock_zero(resources, sizeof *resources);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4381,6 +5195,9 @@ MOCK_API CUresult cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
     cubind_mock_begin("cuStreamGetGreenCtx", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(CUstream));
     cubind_mock_arg(&phCtx, sizeof(CUgreenCtx *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phCtx, sizeof *phCtx);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4392,6 +5209,9 @@ MOCK_API CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx
     cubind_mock_arg(&greenCtx, sizeof(CUgreenCtx));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(phStream, sizeof *phStream);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4401,6 +5221,9 @@ MOCK_API CUresult cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *green
     cubind_mock_begin("cuGreenCtxGetId", __builtin_return_address(0));
     cubind_mock_arg(&greenCtx, sizeof(CUgreenCtx));
     cubind_mock_arg(&greenCtxId, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(greenCtxId, sizeof *greenCtxId);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4411,6 +5234,9 @@ MOCK_API CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *user
     cubind_mock_arg(&callbackFunc, sizeof(CUlogsCallback));
     cubind_mock_arg(&userData, sizeof(void *));
     cubind_mock_arg(&callback_out, sizeof(CUlogsCallbackHandle *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(callback_out, sizeof *callback_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4428,6 +5254,9 @@ MOCK_API CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)
     cubind_mock_begin("cuLogsCurrent", __builtin_return_address(0));
     cubind_mock_arg(&iterator_out, sizeof(CUlogIterator *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(iterator_out, sizeof *iterator_out);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4438,6 +5267,9 @@ MOCK_API CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFi
     cubind_mock_arg(&iterator, sizeof(CUlogIterator *));
     cubind_mock_arg(&pathToFile, sizeof(const char *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(iterator, sizeof *iterator);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4449,6 +5281,11 @@ MOCK_API CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size
     cubind_mock_arg(&buffer, sizeof(char *));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(iterator, sizeof *iterator);
+        cubind_mock_zero(buffer, sizeof *buffer);
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4458,6 +5295,9 @@ MOCK_API CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)
     cubind_mock_begin("cuCheckpointProcessGetRestoreThreadId", __builtin_return_address(0));
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&tid, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(tid, sizeof *tid);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4467,6 +5307,9 @@ MOCK_API CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)
     cubind_mock_begin("cuCheckpointProcessGetState", __builtin_return_address(0));
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&state, sizeof(CUprocessState *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(state, sizeof *state);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4476,6 +5319,9 @@ MOCK_API CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)
     cubind_mock_begin("cuCheckpointProcessLock", __builtin_return_address(0));
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&args, sizeof(CUcheckpointLockArgs *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(args, sizeof *args);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4485,6 +5331,9 @@ MOCK_API CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointA
     cubind_mock_begin("cuCheckpointProcessCheckpoint", __builtin_return_address(0));
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&args, sizeof(CUcheckpointCheckpointArgs *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(args, sizeof *args);
+    }
     return (CUresult)cubind_mock_status();
 }
 
@@ -4494,6 +5343,9 @@ MOCK_API CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *a
     cubind_mock_begin("cuCheckpointProcessRestore", __builtin_return_address(0));
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&args, sizeof(CUcheckpointRestoreArgs *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(args, sizeof *args);
+    }
     return (CUresult)cubind_mock_status();
 }
 #endif
@@ -4503,6 +5355,9 @@ MOCK_API CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *arg
     cubind_mock_begin("cuCheckpointProcessUnlock", __builtin_return_address(0));
     cubind_mock_arg(&pid, sizeof(int));
     cubind_mock_arg(&args, sizeof(CUcheckpointUnlockArgs *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(args, sizeof *args);
+    }
     return (CUresult)cubind_mock_status();
 }
 

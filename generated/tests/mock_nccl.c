@@ -22,6 +22,9 @@ MOCK_API ncclResult_t ncclMemAlloc(void **ptr, size_t size)
     cubind_mock_begin("ncclMemAlloc", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptr, sizeof *ptr);
+    }
     return (ncclResult_t)cubind_mock_status();
 }
 
@@ -38,6 +41,9 @@ MOCK_API ncclResult_t ncclGetVersion(int *version)
 {
     cubind_mock_begin("ncclGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnccl reports it (encoded) */
         long long mock_value = 0;
@@ -62,6 +68,9 @@ MOCK_API ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
     cubind_mock_begin("ncclGetUniqueId", __builtin_return_address(0));
     cubind_mock_arg(&uniqueId, sizeof(ncclUniqueId *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(uniqueId, sizeof *uniqueId);
+    }
     return (ncclResult_t)cubind_mock_status();
 }
 #endif
@@ -74,6 +83,10 @@ MOCK_API ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclU
     cubind_mock_arg(&commId, sizeof(ncclUniqueId));
     cubind_mock_arg(&rank, sizeof(int));
     cubind_mock_arg(&config, sizeof(ncclConfig_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(comm, sizeof *comm);
+        cubind_mock_zero(config, sizeof *config);
+    }
     return (ncclResult_t)cubind_mock_status();
 }
 
@@ -85,6 +98,9 @@ MOCK_API ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueI
     cubind_mock_arg(&nranks, sizeof(int));
     cubind_mock_arg(&commId, sizeof(ncclUniqueId));
     cubind_mock_arg(&rank, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(comm, sizeof *comm);
+    }
     return (ncclResult_t)cubind_mock_status();
 }
 #endif
@@ -95,6 +111,9 @@ MOCK_API ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *dev
     cubind_mock_arg(&comm, sizeof(ncclComm_t *));
     cubind_mock_arg(&ndev, sizeof(int));
     cubind_mock_arg(&devlist, sizeof(const int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(comm, sizeof *comm);
+    }
     return (ncclResult_t)cubind_mock_status();
 }
 
@@ -140,6 +159,10 @@ MOCK_API ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclCom
     cubind_mock_arg(&key, sizeof(int));
     cubind_mock_arg(&newcomm, sizeof(ncclComm_t *));
     cubind_mock_arg(&config, sizeof(ncclConfig_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(newcomm, sizeof *newcomm);
+        cubind_mock_zero(config, sizeof *config);
+    }
     return (ncclResult_t)cubind_mock_status();
 }
 #endif
@@ -153,6 +176,11 @@ MOCK_API ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int
     cubind_mock_arg(&newcomm, sizeof(ncclComm_t *));
     cubind_mock_arg(&config, sizeof(ncclConfig_t *));
     cubind_mock_arg(&shrinkFlags, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(excludeRanksList, sizeof *excludeRanksList);
+        cubind_mock_zero(newcomm, sizeof *newcomm);
+        cubind_mock_zero(config, sizeof *config);
+    }
     return (ncclResult_t)cubind_mock_status();
 }
 
@@ -166,6 +194,11 @@ MOCK_API ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, 
     cubind_mock_arg(&nId, sizeof(int));
     cubind_mock_arg(&commIds, sizeof(ncclUniqueId *));
     cubind_mock_arg(&config, sizeof(ncclConfig_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(newcomm, sizeof *newcomm);
+        cubind_mock_zero(commIds, sizeof *commIds);
+        cubind_mock_zero(config, sizeof *config);
+    }
     return (ncclResult_t)cubind_mock_status();
 }
 #endif
@@ -197,6 +230,9 @@ MOCK_API ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async
     cubind_mock_begin("ncclCommGetAsyncError", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
     cubind_mock_arg(&asyncError, sizeof(ncclResult_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(asyncError, sizeof *asyncError);
+    }
     return (ncclResult_t)cubind_mock_status();
 }
 #endif
@@ -206,6 +242,9 @@ MOCK_API ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)
     cubind_mock_begin("ncclCommCount", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(const ncclComm_t));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (ncclResult_t)cubind_mock_status();
 }
 
@@ -215,6 +254,9 @@ MOCK_API ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int *device)
     cubind_mock_begin("ncclCommCuDevice", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(const ncclComm_t));
     cubind_mock_arg(&device, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (ncclResult_t)cubind_mock_status();
 }
 #endif
@@ -224,6 +266,9 @@ MOCK_API ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)
     cubind_mock_begin("ncclCommUserRank", __builtin_return_address(0));
     cubind_mock_arg(&comm, sizeof(const ncclComm_t));
     cubind_mock_arg(&rank, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rank, sizeof *rank);
+    }
     return (ncclResult_t)cubind_mock_status();
 }
 
@@ -235,6 +280,9 @@ MOCK_API ncclResult_t ncclCommRegister(const ncclComm_t comm, void *buff, size_t
     cubind_mock_arg(&buff, sizeof(void *));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&handle, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (ncclResult_t)cubind_mock_status();
 }
 #endif
@@ -256,6 +304,9 @@ MOCK_API ncclResult_t ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&win, sizeof(ncclWindow_t *));
     cubind_mock_arg(&winFlags, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(win, sizeof *win);
+    }
     return (ncclResult_t)cubind_mock_status();
 }
 #endif
@@ -277,6 +328,9 @@ MOCK_API ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, nc
     cubind_mock_arg(&datatype, sizeof(ncclDataType_t));
     cubind_mock_arg(&residence, sizeof(ncclScalarResidence_t));
     cubind_mock_arg(&comm, sizeof(ncclComm_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(op, sizeof *op);
+    }
     return (ncclResult_t)cubind_mock_status();
 }
 #endif
@@ -458,5 +512,8 @@ MOCK_API ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 {
     cubind_mock_begin("ncclGroupSimulateEnd", __builtin_return_address(0));
     cubind_mock_arg(&simInfo, sizeof(ncclSimInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(simInfo, sizeof *simInfo);
+    }
     return (ncclResult_t)cubind_mock_status();
 }

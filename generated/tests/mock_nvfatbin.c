@@ -31,6 +31,10 @@ MOCK_API nvFatbinResult nvFatbinCreate(nvFatbinHandle *handle_indirect, const ch
     cubind_mock_arg(&handle_indirect, sizeof(nvFatbinHandle *));
     cubind_mock_arg(&options, sizeof(const char **));
     cubind_mock_arg(&optionsCount, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle_indirect, sizeof *handle_indirect);
+        cubind_mock_zero(options, sizeof *options);
+    }
     return (nvFatbinResult)cubind_mock_status();
 }
 #endif
@@ -39,6 +43,9 @@ MOCK_API nvFatbinResult nvFatbinDestroy(nvFatbinHandle *handle_indirect)
 {
     cubind_mock_begin("nvFatbinDestroy", __builtin_return_address(0));
     cubind_mock_arg(&handle_indirect, sizeof(nvFatbinHandle *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle_indirect, sizeof *handle_indirect);
+    }
     return (nvFatbinResult)cubind_mock_status();
 }
 
@@ -86,6 +93,9 @@ MOCK_API nvFatbinResult nvFatbinSize(nvFatbinHandle handle, size_t *size)
     cubind_mock_begin("nvFatbinSize", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvFatbinHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (nvFatbinResult)cubind_mock_status();
 }
 
@@ -104,6 +114,10 @@ MOCK_API nvFatbinResult nvFatbinVersion(unsigned int *major, unsigned int *minor
     cubind_mock_begin("nvFatbinVersion", __builtin_return_address(0));
     cubind_mock_arg(&major, sizeof(unsigned int *));
     cubind_mock_arg(&minor, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvfatbin reports it (major-minor) */
         int mock_part, mock_status;

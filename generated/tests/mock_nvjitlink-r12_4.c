@@ -21,6 +21,9 @@ MOCK_API nvJitLinkResult __nvJitLinkCreate_12_4(nvJitLinkHandle *handle, uint32_
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle *));
     cubind_mock_arg(&numOptions, sizeof(uint32_t));
     cubind_mock_arg(&options, sizeof(const char *const *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 
@@ -29,6 +32,9 @@ MOCK_API nvJitLinkResult __nvJitLinkDestroy_12_4(nvJitLinkHandle *handle)
 {
     cubind_mock_begin("__nvJitLinkDestroy_12_4", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 #endif
@@ -68,6 +74,9 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_4(nvJitLinkHandle hand
     cubind_mock_begin("__nvJitLinkGetLinkedCubinSize_12_4", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 #endif
@@ -86,6 +95,9 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_4(nvJitLinkHandle handle
     cubind_mock_begin("__nvJitLinkGetLinkedPtxSize_12_4", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 #endif
@@ -95,6 +107,9 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedPtx_12_4(nvJitLinkHandle handle, ch
     cubind_mock_begin("__nvJitLinkGetLinkedPtx_12_4", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&ptx, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptx, sizeof *ptx);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 
@@ -104,6 +119,9 @@ MOCK_API nvJitLinkResult __nvJitLinkGetErrorLogSize_12_4(nvJitLinkHandle handle,
     cubind_mock_begin("__nvJitLinkGetErrorLogSize_12_4", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 #endif
@@ -113,6 +131,9 @@ MOCK_API nvJitLinkResult __nvJitLinkGetErrorLog_12_4(nvJitLinkHandle handle, cha
     cubind_mock_begin("__nvJitLinkGetErrorLog_12_4", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&log, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(log, sizeof *log);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 
@@ -122,6 +143,9 @@ MOCK_API nvJitLinkResult __nvJitLinkGetInfoLogSize_12_4(nvJitLinkHandle handle, 
     cubind_mock_begin("__nvJitLinkGetInfoLogSize_12_4", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 #endif
@@ -131,6 +155,9 @@ MOCK_API nvJitLinkResult __nvJitLinkGetInfoLog_12_4(nvJitLinkHandle handle, char
     cubind_mock_begin("__nvJitLinkGetInfoLog_12_4", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&log, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(log, sizeof *log);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 
@@ -139,6 +166,10 @@ MOCK_API nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *min
     cubind_mock_begin("nvJitLinkVersion", __builtin_return_address(0));
     cubind_mock_arg(&major, sizeof(unsigned int *));
     cubind_mock_arg(&minor, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvJitLink reports it (major-minor) */
         int mock_part, mock_status;

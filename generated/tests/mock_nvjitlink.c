@@ -23,6 +23,9 @@ MOCK_API nvJitLinkResult __nvJitLinkCreate_13_0(nvJitLinkHandle *handle, uint32_
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle *));
     cubind_mock_arg(&numOptions, sizeof(uint32_t));
     cubind_mock_arg(&options, sizeof(const char *const *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 
@@ -31,6 +34,9 @@ MOCK_API nvJitLinkResult __nvJitLinkDestroy_13_0(nvJitLinkHandle *handle)
 {
     cubind_mock_begin("__nvJitLinkDestroy_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 #endif
@@ -70,6 +76,9 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedCubinSize_13_0(nvJitLinkHandle hand
     cubind_mock_begin("__nvJitLinkGetLinkedCubinSize_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 #endif
@@ -88,6 +97,9 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedPtxSize_13_0(nvJitLinkHandle handle
     cubind_mock_begin("__nvJitLinkGetLinkedPtxSize_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 #endif
@@ -97,6 +109,9 @@ MOCK_API nvJitLinkResult __nvJitLinkGetLinkedPtx_13_0(nvJitLinkHandle handle, ch
     cubind_mock_begin("__nvJitLinkGetLinkedPtx_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&ptx, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptx, sizeof *ptx);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 
@@ -106,6 +121,9 @@ MOCK_API nvJitLinkResult __nvJitLinkGetErrorLogSize_13_0(nvJitLinkHandle handle,
     cubind_mock_begin("__nvJitLinkGetErrorLogSize_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 #endif
@@ -115,6 +133,9 @@ MOCK_API nvJitLinkResult __nvJitLinkGetErrorLog_13_0(nvJitLinkHandle handle, cha
     cubind_mock_begin("__nvJitLinkGetErrorLog_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&log, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(log, sizeof *log);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 
@@ -124,6 +145,9 @@ MOCK_API nvJitLinkResult __nvJitLinkGetInfoLogSize_13_0(nvJitLinkHandle handle, 
     cubind_mock_begin("__nvJitLinkGetInfoLogSize_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&size, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 #endif
@@ -133,6 +157,9 @@ MOCK_API nvJitLinkResult __nvJitLinkGetInfoLog_13_0(nvJitLinkHandle handle, char
     cubind_mock_begin("__nvJitLinkGetInfoLog_13_0", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvJitLinkHandle));
     cubind_mock_arg(&log, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(log, sizeof *log);
+    }
     return (nvJitLinkResult)cubind_mock_status();
 }
 
@@ -141,6 +168,10 @@ MOCK_API nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *min
     cubind_mock_begin("nvJitLinkVersion", __builtin_return_address(0));
     cubind_mock_arg(&major, sizeof(unsigned int *));
     cubind_mock_arg(&minor, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvJitLink reports it (major-minor) */
         int mock_part, mock_status;

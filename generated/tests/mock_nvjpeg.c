@@ -22,6 +22,9 @@ MOCK_API nvjpegStatus_t nvjpegGetProperty(libraryPropertyType type, int *value)
     cubind_mock_begin("nvjpegGetProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvjpeg reports it (property) */
         return (nvjpegStatus_t)cubind_mock_version((int)type, value);
@@ -35,6 +38,9 @@ MOCK_API nvjpegStatus_t nvjpegGetCudartProperty(libraryPropertyType type, int *v
     cubind_mock_begin("nvjpegGetCudartProperty", __builtin_return_address(0));
     cubind_mock_arg(&type, sizeof(libraryPropertyType));
     cubind_mock_arg(&value, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -45,6 +51,10 @@ MOCK_API nvjpegStatus_t nvjpegCreate(nvjpegBackend_t backend, nvjpegDevAllocator
     cubind_mock_arg(&backend, sizeof(nvjpegBackend_t));
     cubind_mock_arg(&dev_allocator, sizeof(nvjpegDevAllocator_t *));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dev_allocator, sizeof *dev_allocator);
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -53,6 +63,9 @@ MOCK_API nvjpegStatus_t nvjpegCreateSimple(nvjpegHandle_t *handle)
 {
     cubind_mock_begin("nvjpegCreateSimple", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -65,6 +78,11 @@ MOCK_API nvjpegStatus_t nvjpegCreateEx(nvjpegBackend_t backend, nvjpegDevAllocat
     cubind_mock_arg(&pinned_allocator, sizeof(nvjpegPinnedAllocator_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dev_allocator, sizeof *dev_allocator);
+        cubind_mock_zero(pinned_allocator, sizeof *pinned_allocator);
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -77,6 +95,11 @@ MOCK_API nvjpegStatus_t nvjpegCreateExV2(nvjpegBackend_t backend, nvjpegDevAlloc
     cubind_mock_arg(&pinned_allocator, sizeof(nvjpegPinnedAllocatorV2_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dev_allocator, sizeof *dev_allocator);
+        cubind_mock_zero(pinned_allocator, sizeof *pinned_allocator);
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -103,6 +126,9 @@ MOCK_API nvjpegStatus_t nvjpegGetDeviceMemoryPadding(size_t *padding, nvjpegHand
     cubind_mock_begin("nvjpegGetDeviceMemoryPadding", __builtin_return_address(0));
     cubind_mock_arg(&padding, sizeof(size_t *));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(padding, sizeof *padding);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -121,6 +147,9 @@ MOCK_API nvjpegStatus_t nvjpegGetPinnedMemoryPadding(size_t *padding, nvjpegHand
     cubind_mock_begin("nvjpegGetPinnedMemoryPadding", __builtin_return_address(0));
     cubind_mock_arg(&padding, sizeof(size_t *));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(padding, sizeof *padding);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -131,6 +160,10 @@ MOCK_API nvjpegStatus_t nvjpegGetHardwareDecoderInfo(nvjpegHandle_t handle, unsi
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&num_engines, sizeof(unsigned int *));
     cubind_mock_arg(&num_cores_per_engine, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(num_engines, sizeof *num_engines);
+        cubind_mock_zero(num_cores_per_engine, sizeof *num_cores_per_engine);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -140,6 +173,9 @@ MOCK_API nvjpegStatus_t nvjpegJpegStateCreate(nvjpegHandle_t handle, nvjpegJpegS
     cubind_mock_begin("nvjpegJpegStateCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&jpeg_handle, sizeof(nvjpegJpegState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(jpeg_handle, sizeof *jpeg_handle);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -162,6 +198,12 @@ MOCK_API nvjpegStatus_t nvjpegGetImageInfo(nvjpegHandle_t handle, const unsigned
     cubind_mock_arg(&subsampling, sizeof(nvjpegChromaSubsampling_t *));
     cubind_mock_arg(&widths, sizeof(int *));
     cubind_mock_arg(&heights, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nComponents, sizeof *nComponents);
+        cubind_mock_zero(subsampling, sizeof *subsampling);
+        cubind_mock_zero(widths, sizeof *widths);
+        cubind_mock_zero(heights, sizeof *heights);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -176,6 +218,9 @@ MOCK_API nvjpegStatus_t nvjpegDecode(nvjpegHandle_t handle, nvjpegJpegState_t jp
     cubind_mock_arg(&output_format, sizeof(nvjpegOutputFormat_t));
     cubind_mock_arg(&destination, sizeof(nvjpegImage_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(destination, sizeof *destination);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -201,6 +246,9 @@ MOCK_API nvjpegStatus_t nvjpegDecodeBatched(nvjpegHandle_t handle, nvjpegJpegSta
     cubind_mock_arg(&lengths, sizeof(const size_t *));
     cubind_mock_arg(&destinations, sizeof(nvjpegImage_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(destinations, sizeof *destinations);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -236,6 +284,9 @@ MOCK_API nvjpegStatus_t nvjpegEncoderStateCreate(nvjpegHandle_t handle, nvjpegEn
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&encoder_state, sizeof(nvjpegEncoderState_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(encoder_state, sizeof *encoder_state);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -254,6 +305,9 @@ MOCK_API nvjpegStatus_t nvjpegEncoderParamsCreate(nvjpegHandle_t handle, nvjpegE
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&encoder_params, sizeof(nvjpegEncoderParams_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(encoder_params, sizeof *encoder_params);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -314,6 +368,9 @@ MOCK_API nvjpegStatus_t nvjpegEncodeGetBufferSize(nvjpegHandle_t handle, const n
     cubind_mock_arg(&image_width, sizeof(int));
     cubind_mock_arg(&image_height, sizeof(int));
     cubind_mock_arg(&max_stream_length, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(max_stream_length, sizeof *max_stream_length);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -356,6 +413,10 @@ MOCK_API nvjpegStatus_t nvjpegEncodeRetrieveBitstreamDevice(nvjpegHandle_t handl
     cubind_mock_arg(&data, sizeof(unsigned char *));
     cubind_mock_arg(&length, sizeof(size_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(data, sizeof *data);
+        cubind_mock_zero(length, sizeof *length);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -368,6 +429,10 @@ MOCK_API nvjpegStatus_t nvjpegEncodeRetrieveBitstream(nvjpegHandle_t handle, nvj
     cubind_mock_arg(&data, sizeof(unsigned char *));
     cubind_mock_arg(&length, sizeof(size_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(data, sizeof *data);
+        cubind_mock_zero(length, sizeof *length);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -378,6 +443,10 @@ MOCK_API nvjpegStatus_t nvjpegBufferPinnedCreate(nvjpegHandle_t handle, nvjpegPi
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&pinned_allocator, sizeof(nvjpegPinnedAllocator_t *));
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferPinned_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pinned_allocator, sizeof *pinned_allocator);
+        cubind_mock_zero(buffer, sizeof *buffer);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -388,6 +457,10 @@ MOCK_API nvjpegStatus_t nvjpegBufferPinnedCreateV2(nvjpegHandle_t handle, nvjpeg
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&pinned_allocator, sizeof(nvjpegPinnedAllocatorV2_t *));
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferPinned_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pinned_allocator, sizeof *pinned_allocator);
+        cubind_mock_zero(buffer, sizeof *buffer);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -416,6 +489,10 @@ MOCK_API nvjpegStatus_t nvjpegBufferDeviceCreate(nvjpegHandle_t handle, nvjpegDe
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&device_allocator, sizeof(nvjpegDevAllocator_t *));
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device_allocator, sizeof *device_allocator);
+        cubind_mock_zero(buffer, sizeof *buffer);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -426,6 +503,10 @@ MOCK_API nvjpegStatus_t nvjpegBufferDeviceCreateV2(nvjpegHandle_t handle, nvjpeg
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&device_allocator, sizeof(nvjpegDevAllocatorV2_t *));
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device_allocator, sizeof *device_allocator);
+        cubind_mock_zero(buffer, sizeof *buffer);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -454,6 +535,10 @@ MOCK_API nvjpegStatus_t nvjpegBufferPinnedRetrieve(nvjpegBufferPinned_t buffer, 
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferPinned_t));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&ptr, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(ptr, sizeof *ptr);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -464,6 +549,10 @@ MOCK_API nvjpegStatus_t nvjpegBufferDeviceRetrieve(nvjpegBufferDevice_t buffer, 
     cubind_mock_arg(&buffer, sizeof(nvjpegBufferDevice_t));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&ptr, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+        cubind_mock_zero(ptr, sizeof *ptr);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -491,6 +580,9 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamCreate(nvjpegHandle_t handle, nvjpegJpeg
     cubind_mock_begin("nvjpegJpegStreamCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(jpeg_stream, sizeof *jpeg_stream);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -543,6 +635,9 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetJpegEncoding(nvjpegJpegStream_t jpeg_
     cubind_mock_begin("nvjpegJpegStreamGetJpegEncoding", __builtin_return_address(0));
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&jpeg_encoding, sizeof(nvjpegJpegEncoding_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(jpeg_encoding, sizeof *jpeg_encoding);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -553,6 +648,10 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetFrameDimensions(nvjpegJpegStream_t jp
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&width, sizeof(unsigned int *));
     cubind_mock_arg(&height, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(width, sizeof *width);
+        cubind_mock_zero(height, sizeof *height);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -562,6 +661,9 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetComponentsNum(nvjpegJpegStream_t jpeg
     cubind_mock_begin("nvjpegJpegStreamGetComponentsNum", __builtin_return_address(0));
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&components_num, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(components_num, sizeof *components_num);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -573,6 +675,10 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetComponentDimensions(nvjpegJpegStream_
     cubind_mock_arg(&component, sizeof(unsigned int));
     cubind_mock_arg(&width, sizeof(unsigned int *));
     cubind_mock_arg(&height, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(width, sizeof *width);
+        cubind_mock_zero(height, sizeof *height);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -582,6 +688,9 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetExifOrientation(nvjpegJpegStream_t jp
     cubind_mock_begin("nvjpegJpegStreamGetExifOrientation", __builtin_return_address(0));
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&orientation_flag, sizeof(nvjpegExifOrientation_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(orientation_flag, sizeof *orientation_flag);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -591,6 +700,9 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetSamplePrecision(nvjpegJpegStream_t jp
     cubind_mock_begin("nvjpegJpegStreamGetSamplePrecision", __builtin_return_address(0));
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&precision, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(precision, sizeof *precision);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -600,6 +712,9 @@ MOCK_API nvjpegStatus_t nvjpegJpegStreamGetChromaSubsampling(nvjpegJpegStream_t 
     cubind_mock_begin("nvjpegJpegStreamGetChromaSubsampling", __builtin_return_address(0));
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&chroma_subsampling, sizeof(nvjpegChromaSubsampling_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(chroma_subsampling, sizeof *chroma_subsampling);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -609,6 +724,9 @@ MOCK_API nvjpegStatus_t nvjpegDecodeParamsCreate(nvjpegHandle_t handle, nvjpegDe
     cubind_mock_begin("nvjpegDecodeParamsCreate", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&decode_params, sizeof(nvjpegDecodeParams_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(decode_params, sizeof *decode_params);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -675,6 +793,9 @@ MOCK_API nvjpegStatus_t nvjpegDecoderCreate(nvjpegHandle_t nvjpeg_handle, nvjpeg
     cubind_mock_arg(&nvjpeg_handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&implementation, sizeof(nvjpegBackend_t));
     cubind_mock_arg(&decoder_handle, sizeof(nvjpegJpegDecoder_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(decoder_handle, sizeof *decoder_handle);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -694,6 +815,9 @@ MOCK_API nvjpegStatus_t nvjpegDecoderJpegSupported(nvjpegJpegDecoder_t decoder_h
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&decode_params, sizeof(nvjpegDecodeParams_t));
     cubind_mock_arg(&is_supported, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(is_supported, sizeof *is_supported);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -704,6 +828,9 @@ MOCK_API nvjpegStatus_t nvjpegDecodeBatchedSupported(nvjpegHandle_t handle, nvjp
     cubind_mock_arg(&handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&is_supported, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(is_supported, sizeof *is_supported);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -715,6 +842,9 @@ MOCK_API nvjpegStatus_t nvjpegDecodeBatchedSupportedEx(nvjpegHandle_t handle, nv
     cubind_mock_arg(&jpeg_stream, sizeof(nvjpegJpegStream_t));
     cubind_mock_arg(&decode_params, sizeof(nvjpegDecodeParams_t));
     cubind_mock_arg(&is_supported, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(is_supported, sizeof *is_supported);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -725,6 +855,9 @@ MOCK_API nvjpegStatus_t nvjpegDecoderStateCreate(nvjpegHandle_t nvjpeg_handle, n
     cubind_mock_arg(&nvjpeg_handle, sizeof(nvjpegHandle_t));
     cubind_mock_arg(&decoder_handle, sizeof(nvjpegJpegDecoder_t));
     cubind_mock_arg(&decoder_state, sizeof(nvjpegJpegState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(decoder_state, sizeof *decoder_state);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -739,6 +872,9 @@ MOCK_API nvjpegStatus_t nvjpegDecodeJpeg(nvjpegHandle_t handle, nvjpegJpegDecode
     cubind_mock_arg(&destination, sizeof(nvjpegImage_t *));
     cubind_mock_arg(&decode_params, sizeof(nvjpegDecodeParams_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(destination, sizeof *destination);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 
@@ -775,6 +911,9 @@ MOCK_API nvjpegStatus_t nvjpegDecodeJpegDevice(nvjpegHandle_t handle, nvjpegJpeg
     cubind_mock_arg(&decoder_state, sizeof(nvjpegJpegState_t));
     cubind_mock_arg(&destination, sizeof(nvjpegImage_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(destination, sizeof *destination);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 #endif
@@ -789,6 +928,10 @@ MOCK_API nvjpegStatus_t nvjpegDecodeBatchedEx(nvjpegHandle_t handle, nvjpegJpegS
     cubind_mock_arg(&destinations, sizeof(nvjpegImage_t *));
     cubind_mock_arg(&decode_params, sizeof(nvjpegDecodeParams_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(destinations, sizeof *destinations);
+        cubind_mock_zero(decode_params, sizeof *decode_params);
+    }
     return (nvjpegStatus_t)cubind_mock_status();
 }
 

@@ -52,6 +52,9 @@ MOCK_API nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int len
     cubind_mock_begin("nvmlSystemGetDriverVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -61,6 +64,9 @@ MOCK_API nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int lengt
     cubind_mock_begin("nvmlSystemGetNVMLVersion", __builtin_return_address(0));
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -69,6 +75,9 @@ MOCK_API nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)
 {
     cubind_mock_begin("nvmlSystemGetCudaDriverVersion", __builtin_return_address(0));
     cubind_mock_arg(&cudaDriverVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cudaDriverVersion, sizeof *cudaDriverVersion);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvidia-ml reports it (encoded) */
         long long mock_value = 0;
@@ -90,6 +99,9 @@ MOCK_API nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)
 {
     cubind_mock_begin("nvmlSystemGetCudaDriverVersion_v2", __builtin_return_address(0));
     cubind_mock_arg(&cudaDriverVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cudaDriverVersion, sizeof *cudaDriverVersion);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -100,6 +112,9 @@ MOCK_API nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, uns
     cubind_mock_arg(&pid, sizeof(unsigned int));
     cubind_mock_arg(&name, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(name, sizeof *name);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -109,6 +124,10 @@ MOCK_API nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcE
     cubind_mock_begin("nvmlSystemGetHicVersion", __builtin_return_address(0));
     cubind_mock_arg(&hwbcCount, sizeof(unsigned int *));
     cubind_mock_arg(&hwbcEntries, sizeof(nvmlHwbcEntry_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(hwbcCount, sizeof *hwbcCount);
+        cubind_mock_zero(hwbcEntries, sizeof *hwbcEntries);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -119,6 +138,10 @@ MOCK_API nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsign
     cubind_mock_arg(&cpuNumber, sizeof(unsigned int));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&deviceArray, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+        cubind_mock_zero(deviceArray, sizeof *deviceArray);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -127,6 +150,9 @@ MOCK_API nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount)
 {
     cubind_mock_begin("nvmlUnitGetCount", __builtin_return_address(0));
     cubind_mock_arg(&unitCount, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(unitCount, sizeof *unitCount);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -136,6 +162,9 @@ MOCK_API nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *u
     cubind_mock_begin("nvmlUnitGetHandleByIndex", __builtin_return_address(0));
     cubind_mock_arg(&index, sizeof(unsigned int));
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(unit, sizeof *unit);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -145,6 +174,9 @@ MOCK_API nvmlReturn_t nvmlUnitGetUnitInfo(nvmlUnit_t unit, nvmlUnitInfo_t *info)
     cubind_mock_begin("nvmlUnitGetUnitInfo", __builtin_return_address(0));
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&info, sizeof(nvmlUnitInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -154,6 +186,9 @@ MOCK_API nvmlReturn_t nvmlUnitGetLedState(nvmlUnit_t unit, nvmlLedState_t *state
     cubind_mock_begin("nvmlUnitGetLedState", __builtin_return_address(0));
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&state, sizeof(nvmlLedState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(state, sizeof *state);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -163,6 +198,9 @@ MOCK_API nvmlReturn_t nvmlUnitGetPsuInfo(nvmlUnit_t unit, nvmlPSUInfo_t *psu)
     cubind_mock_begin("nvmlUnitGetPsuInfo", __builtin_return_address(0));
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&psu, sizeof(nvmlPSUInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(psu, sizeof *psu);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -173,6 +211,9 @@ MOCK_API nvmlReturn_t nvmlUnitGetTemperature(nvmlUnit_t unit, unsigned int type,
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&type, sizeof(unsigned int));
     cubind_mock_arg(&temp, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(temp, sizeof *temp);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -182,6 +223,9 @@ MOCK_API nvmlReturn_t nvmlUnitGetFanSpeedInfo(nvmlUnit_t unit, nvmlUnitFanSpeeds
     cubind_mock_begin("nvmlUnitGetFanSpeedInfo", __builtin_return_address(0));
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&fanSpeeds, sizeof(nvmlUnitFanSpeeds_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(fanSpeeds, sizeof *fanSpeeds);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -192,6 +236,10 @@ MOCK_API nvmlReturn_t nvmlUnitGetDevices(nvmlUnit_t unit, unsigned int *deviceCo
     cubind_mock_arg(&unit, sizeof(nvmlUnit_t));
     cubind_mock_arg(&deviceCount, sizeof(unsigned int *));
     cubind_mock_arg(&devices, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(deviceCount, sizeof *deviceCount);
+        cubind_mock_zero(devices, sizeof *devices);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -200,6 +248,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)
 {
     cubind_mock_begin("nvmlDeviceGetCount_v2", __builtin_return_address(0));
     cubind_mock_arg(&deviceCount, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(deviceCount, sizeof *deviceCount);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -209,6 +260,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAttributes_v2(nvmlDevice_t device, nvmlDevice
     cubind_mock_begin("nvmlDeviceGetAttributes_v2", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&attributes, sizeof(nvmlDeviceAttributes_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(attributes, sizeof *attributes);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -218,6 +272,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevi
     cubind_mock_begin("nvmlDeviceGetHandleByIndex_v2", __builtin_return_address(0));
     cubind_mock_arg(&index, sizeof(unsigned int));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -227,6 +284,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice
     cubind_mock_begin("nvmlDeviceGetHandleBySerial", __builtin_return_address(0));
     cubind_mock_arg(&serial, sizeof(const char *));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -236,6 +296,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *
     cubind_mock_begin("nvmlDeviceGetHandleByUUID", __builtin_return_address(0));
     cubind_mock_arg(&uuid, sizeof(const char *));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -245,6 +308,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvm
     cubind_mock_begin("nvmlDeviceGetHandleByPciBusId_v2", __builtin_return_address(0));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -255,6 +321,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigne
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&name, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(name, sizeof *name);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -264,6 +333,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *t
     cubind_mock_begin("nvmlDeviceGetBrand", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&type, sizeof(nvmlBrandType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(type, sizeof *type);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -273,6 +345,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *inde
     cubind_mock_begin("nvmlDeviceGetIndex", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&index, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(index, sizeof *index);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -283,6 +358,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, uns
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&serial, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(serial, sizeof *serial);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -292,6 +370,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *m
     cubind_mock_begin("nvmlDeviceGetModuleId", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&moduleId, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(moduleId, sizeof *moduleId);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -301,6 +382,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cMode
     cubind_mock_begin("nvmlDeviceGetC2cModeInfoV", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&c2cModeInfo, sizeof(nvmlC2cModeInfo_v1_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(c2cModeInfo, sizeof *c2cModeInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -312,6 +396,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&nodeSetSize, sizeof(unsigned int));
     cubind_mock_arg(&nodeSet, sizeof(unsigned long *));
     cubind_mock_arg(&scope, sizeof(nvmlAffinityScope_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeSet, sizeof *nodeSet);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -323,6 +410,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCpuAffinityWithinScope(nvmlDevice_t device, u
     cubind_mock_arg(&cpuSetSize, sizeof(unsigned int));
     cubind_mock_arg(&cpuSet, sizeof(unsigned long *));
     cubind_mock_arg(&scope, sizeof(nvmlAffinityScope_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cpuSet, sizeof *cpuSet);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -333,6 +423,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&cpuSetSize, sizeof(unsigned int));
     cubind_mock_arg(&cpuSet, sizeof(unsigned long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cpuSet, sizeof *cpuSet);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -358,6 +451,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int 
     cubind_mock_begin("nvmlDeviceGetNumaNodeId", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&node, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(node, sizeof *node);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -368,6 +464,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, 
     cubind_mock_arg(&device1, sizeof(nvmlDevice_t));
     cubind_mock_arg(&device2, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pathInfo, sizeof(nvmlGpuTopologyLevel_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pathInfo, sizeof *pathInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -379,6 +478,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device, nvml
     cubind_mock_arg(&level, sizeof(nvmlGpuTopologyLevel_t));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&deviceArray, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+        cubind_mock_zero(deviceArray, sizeof *deviceArray);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -390,6 +493,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t 
     cubind_mock_arg(&device2, sizeof(nvmlDevice_t));
     cubind_mock_arg(&p2pIndex, sizeof(nvmlGpuP2PCapsIndex_t));
     cubind_mock_arg(&p2pStatus, sizeof(nvmlGpuP2PStatus_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(p2pStatus, sizeof *p2pStatus);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -400,6 +506,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigne
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&uuid, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(uuid, sizeof *uuid);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -409,6 +518,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int
     cubind_mock_begin("nvmlDeviceGetMinorNumber", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&minorNumber, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(minorNumber, sizeof *minorNumber);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -419,6 +531,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *pa
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&partNumber, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(partNumber, sizeof *partNumber);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -430,6 +545,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, nvmlInfor
     cubind_mock_arg(&object, sizeof(nvmlInforomObject_t));
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -440,6 +558,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -449,6 +570,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t dev
     cubind_mock_begin("nvmlDeviceGetInforomConfigurationChecksum", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&checksum, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(checksum, sizeof *checksum);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -467,6 +591,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigne
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&timestamp, sizeof(unsigned long long *));
     cubind_mock_arg(&durationUs, sizeof(unsigned long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(timestamp, sizeof *timestamp);
+        cubind_mock_zero(durationUs, sizeof *durationUs);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -476,6 +604,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableSt
     cubind_mock_begin("nvmlDeviceGetDisplayMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&display, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(display, sizeof *display);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -485,6 +616,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnable
     cubind_mock_begin("nvmlDeviceGetDisplayActive", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&isActive, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(isActive, sizeof *isActive);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -494,6 +628,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnab
     cubind_mock_begin("nvmlDeviceGetPersistenceMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&mode, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -503,6 +640,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoEx
     cubind_mock_begin("nvmlDeviceGetPciInfoExt", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pci, sizeof(nvmlPciInfoExt_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pci, sizeof *pci);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -512,6 +652,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t
     cubind_mock_begin("nvmlDeviceGetPciInfo_v3", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pci, sizeof(nvmlPciInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pci, sizeof *pci);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -521,6 +664,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, un
     cubind_mock_begin("nvmlDeviceGetMaxPcieLinkGeneration", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&maxLinkGen, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(maxLinkGen, sizeof *maxLinkGen);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -530,6 +676,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device,
     cubind_mock_begin("nvmlDeviceGetGpuMaxPcieLinkGeneration", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&maxLinkGenDevice, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(maxLinkGenDevice, sizeof *maxLinkGenDevice);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -539,6 +688,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigne
     cubind_mock_begin("nvmlDeviceGetMaxPcieLinkWidth", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&maxLinkWidth, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(maxLinkWidth, sizeof *maxLinkWidth);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -548,6 +700,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, u
     cubind_mock_begin("nvmlDeviceGetCurrPcieLinkGeneration", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&currLinkGen, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(currLinkGen, sizeof *currLinkGen);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -557,6 +712,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsign
     cubind_mock_begin("nvmlDeviceGetCurrPcieLinkWidth", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&currLinkWidth, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(currLinkWidth, sizeof *currLinkWidth);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -567,6 +725,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieU
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&counter, sizeof(nvmlPcieUtilCounter_t));
     cubind_mock_arg(&value, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -576,6 +737,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsign
     cubind_mock_begin("nvmlDeviceGetPcieReplayCounter", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&value, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -586,6 +750,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&type, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clock, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(clock, sizeof *clock);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -596,6 +763,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockTy
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&type, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clock, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(clock, sizeof *clock);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -605,6 +775,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offs
     cubind_mock_begin("nvmlDeviceGetGpcClkVfOffset", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&offset, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(offset, sizeof *offset);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -615,6 +788,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlCl
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&clockType, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clockMHz, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(clockMHz, sizeof *clockMHz);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -625,6 +801,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device,
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&clockType, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clockMHz, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(clockMHz, sizeof *clockMHz);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -636,6 +815,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t cl
     cubind_mock_arg(&clockType, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clockId, sizeof(nvmlClockId_t));
     cubind_mock_arg(&clockMHz, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(clockMHz, sizeof *clockMHz);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -646,6 +828,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nv
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&clockType, sizeof(nvmlClockType_t));
     cubind_mock_arg(&clockMHz, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(clockMHz, sizeof *clockMHz);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -656,6 +841,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedMemoryClocks(nvmlDevice_t device, un
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&clocksMHz, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+        cubind_mock_zero(clocksMHz, sizeof *clocksMHz);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -667,6 +856,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device, 
     cubind_mock_arg(&memoryClockMHz, sizeof(unsigned int));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&clocksMHz, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+        cubind_mock_zero(clocksMHz, sizeof *clocksMHz);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -677,6 +870,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device,
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&isEnabled, sizeof(nvmlEnableState_t *));
     cubind_mock_arg(&defaultIsEnabled, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(isEnabled, sizeof *isEnabled);
+        cubind_mock_zero(defaultIsEnabled, sizeof *defaultIsEnabled);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -686,6 +883,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *s
     cubind_mock_begin("nvmlDeviceGetFanSpeed", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&speed, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(speed, sizeof *speed);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -696,6 +896,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&fan, sizeof(unsigned int));
     cubind_mock_arg(&speed, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(speed, sizeof *speed);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -706,6 +909,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&fan, sizeof(unsigned int));
     cubind_mock_arg(&targetSpeed, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(targetSpeed, sizeof *targetSpeed);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -716,6 +922,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&minSpeed, sizeof(unsigned int *));
     cubind_mock_arg(&maxSpeed, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(minSpeed, sizeof *minSpeed);
+        cubind_mock_zero(maxSpeed, sizeof *maxSpeed);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -726,6 +936,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsi
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&fan, sizeof(unsigned int));
     cubind_mock_arg(&policy, sizeof(nvmlFanControlPolicy_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(policy, sizeof *policy);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -735,6 +948,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *nu
     cubind_mock_begin("nvmlDeviceGetNumFans", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&numFans, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numFans, sizeof *numFans);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -745,6 +961,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperat
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&sensorType, sizeof(nvmlTemperatureSensors_t));
     cubind_mock_arg(&temp, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(temp, sizeof *temp);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -755,6 +974,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvm
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&thresholdType, sizeof(nvmlTemperatureThresholds_t));
     cubind_mock_arg(&temp, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(temp, sizeof *temp);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -765,6 +987,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&sensorIndex, sizeof(unsigned int));
     cubind_mock_arg(&pThermalSettings, sizeof(nvmlGpuThermalSettings_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pThermalSettings, sizeof *pThermalSettings);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -774,6 +999,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPst
     cubind_mock_begin("nvmlDeviceGetPerformanceState", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pState, sizeof(nvmlPstates_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pState, sizeof *pState);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -783,6 +1011,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device
     cubind_mock_begin("nvmlDeviceGetCurrentClocksEventReasons", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&clocksEventReasons, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(clocksEventReasons, sizeof *clocksEventReasons);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -792,6 +1023,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t dev
     cubind_mock_begin("nvmlDeviceGetCurrentClocksThrottleReasons", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&clocksThrottleReasons, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(clocksThrottleReasons, sizeof *clocksThrottleReasons);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -801,6 +1035,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t devi
     cubind_mock_begin("nvmlDeviceGetSupportedClocksEventReasons", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&supportedClocksEventReasons, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(supportedClocksEventReasons, sizeof *supportedClocksEventReasons);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -810,6 +1047,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t d
     cubind_mock_begin("nvmlDeviceGetSupportedClocksThrottleReasons", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&supportedClocksThrottleReasons, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(supportedClocksThrottleReasons, sizeof *supportedClocksThrottleReasons);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -819,6 +1059,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t
     cubind_mock_begin("nvmlDeviceGetPowerState", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pState, sizeof(nvmlPstates_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pState, sizeof *pState);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -828,6 +1071,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device, nvmlG
     cubind_mock_begin("nvmlDeviceGetDynamicPstatesInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pDynamicPstatesInfo, sizeof(nvmlGpuDynamicPstatesInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pDynamicPstatesInfo, sizeof *pDynamicPstatesInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -837,6 +1083,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int *offs
     cubind_mock_begin("nvmlDeviceGetMemClkVfOffset", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&offset, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(offset, sizeof *offset);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -849,6 +1098,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvml
     cubind_mock_arg(&pstate, sizeof(nvmlPstates_t));
     cubind_mock_arg(&minClockMHz, sizeof(unsigned int *));
     cubind_mock_arg(&maxClockMHz, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(minClockMHz, sizeof *minClockMHz);
+        cubind_mock_zero(maxClockMHz, sizeof *maxClockMHz);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -859,6 +1112,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedPerformanceStates(nvmlDevice_t devic
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pstates, sizeof(nvmlPstates_t *));
     cubind_mock_arg(&size, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pstates, sizeof *pstates);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -869,6 +1125,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpcClkMinMaxVfOffset(nvmlDevice_t device, int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&minOffset, sizeof(int *));
     cubind_mock_arg(&maxOffset, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(minOffset, sizeof *minOffset);
+        cubind_mock_zero(maxOffset, sizeof *maxOffset);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -879,6 +1139,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&minOffset, sizeof(int *));
     cubind_mock_arg(&maxOffset, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(minOffset, sizeof *minOffset);
+        cubind_mock_zero(maxOffset, sizeof *maxOffset);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -888,6 +1152,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvml
     cubind_mock_begin("nvmlDeviceGetPowerManagementMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&mode, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -897,6 +1164,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, uns
     cubind_mock_begin("nvmlDeviceGetPowerManagementLimit", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&limit, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(limit, sizeof *limit);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -907,6 +1177,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&minLimit, sizeof(unsigned int *));
     cubind_mock_arg(&maxLimit, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(minLimit, sizeof *minLimit);
+        cubind_mock_zero(maxLimit, sizeof *maxLimit);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -916,6 +1190,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t devi
     cubind_mock_begin("nvmlDeviceGetPowerManagementDefaultLimit", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&defaultLimit, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(defaultLimit, sizeof *defaultLimit);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -925,6 +1202,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int 
     cubind_mock_begin("nvmlDeviceGetPowerUsage", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&power, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(power, sizeof *power);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -934,6 +1214,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, u
     cubind_mock_begin("nvmlDeviceGetTotalEnergyConsumption", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&energy, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(energy, sizeof *energy);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -943,6 +1226,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsig
     cubind_mock_begin("nvmlDeviceGetEnforcedPowerLimit", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&limit, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(limit, sizeof *limit);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -953,6 +1239,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpu
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&current, sizeof(nvmlGpuOperationMode_t *));
     cubind_mock_arg(&pending, sizeof(nvmlGpuOperationMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(current, sizeof *current);
+        cubind_mock_zero(pending, sizeof *pending);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -962,6 +1252,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t 
     cubind_mock_begin("nvmlDeviceGetMemoryInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&memory, sizeof(nvmlMemory_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memory, sizeof *memory);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -971,6 +1264,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory
     cubind_mock_begin("nvmlDeviceGetMemoryInfo_v2", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&memory, sizeof(nvmlMemory_v2_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memory, sizeof *memory);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -980,6 +1276,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeM
     cubind_mock_begin("nvmlDeviceGetComputeMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&mode, sizeof(nvmlComputeMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -990,6 +1289,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, in
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1000,6 +1303,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&current, sizeof(nvmlEnableState_t *));
     cubind_mock_arg(&pending, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(current, sizeof *current);
+        cubind_mock_zero(pending, sizeof *pending);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1009,6 +1316,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDefaultEccMode(nvmlDevice_t device, nvmlEnabl
     cubind_mock_begin("nvmlDeviceGetDefaultEccMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&defaultMode, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(defaultMode, sizeof *defaultMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1018,6 +1328,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *bo
     cubind_mock_begin("nvmlDeviceGetBoardId", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&boardId, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(boardId, sizeof *boardId);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1027,6 +1340,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned i
     cubind_mock_begin("nvmlDeviceGetMultiGpuBoard", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&multiGpuBool, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(multiGpuBool, sizeof *multiGpuBool);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1038,6 +1354,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemor
     cubind_mock_arg(&errorType, sizeof(nvmlMemoryErrorType_t));
     cubind_mock_arg(&counterType, sizeof(nvmlEccCounterType_t));
     cubind_mock_arg(&eccCounts, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(eccCounts, sizeof *eccCounts);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1049,6 +1368,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMe
     cubind_mock_arg(&errorType, sizeof(nvmlMemoryErrorType_t));
     cubind_mock_arg(&counterType, sizeof(nvmlEccCounterType_t));
     cubind_mock_arg(&eccCounts, sizeof(nvmlEccErrorCounts_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(eccCounts, sizeof *eccCounts);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1061,6 +1383,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlM
     cubind_mock_arg(&counterType, sizeof(nvmlEccCounterType_t));
     cubind_mock_arg(&locationType, sizeof(nvmlMemoryLocation_t));
     cubind_mock_arg(&count, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1070,6 +1395,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUti
     cubind_mock_begin("nvmlDeviceGetUtilizationRates", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&utilization, sizeof(nvmlUtilization_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(utilization, sizeof *utilization);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1080,6 +1408,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsig
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&utilization, sizeof(unsigned int *));
     cubind_mock_arg(&samplingPeriodUs, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(utilization, sizeof *utilization);
+        cubind_mock_zero(samplingPeriodUs, sizeof *samplingPeriodUs);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1090,6 +1422,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEncoderCapacity(nvmlDevice_t device, nvmlEnco
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&encoderQueryType, sizeof(nvmlEncoderType_t));
     cubind_mock_arg(&encoderCapacity, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(encoderCapacity, sizeof *encoderCapacity);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1101,6 +1436,11 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned in
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&averageFps, sizeof(unsigned int *));
     cubind_mock_arg(&averageLatency, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sessionCount, sizeof *sessionCount);
+        cubind_mock_zero(averageFps, sizeof *averageFps);
+        cubind_mock_zero(averageLatency, sizeof *averageLatency);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1111,6 +1451,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&sessionInfos, sizeof(nvmlEncoderSessionInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sessionCount, sizeof *sessionCount);
+        cubind_mock_zero(sessionInfos, sizeof *sessionInfos);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1121,6 +1465,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsig
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&utilization, sizeof(unsigned int *));
     cubind_mock_arg(&samplingPeriodUs, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(utilization, sizeof *utilization);
+        cubind_mock_zero(samplingPeriodUs, sizeof *samplingPeriodUs);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1131,6 +1479,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&utilization, sizeof(unsigned int *));
     cubind_mock_arg(&samplingPeriodUs, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(utilization, sizeof *utilization);
+        cubind_mock_zero(samplingPeriodUs, sizeof *samplingPeriodUs);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1141,6 +1493,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&utilization, sizeof(unsigned int *));
     cubind_mock_arg(&samplingPeriodUs, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(utilization, sizeof *utilization);
+        cubind_mock_zero(samplingPeriodUs, sizeof *samplingPeriodUs);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1150,6 +1506,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFBCStats(nvmlDevice_t device, nvmlFBCStats_t 
     cubind_mock_begin("nvmlDeviceGetFBCStats", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&fbcStats, sizeof(nvmlFBCStats_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(fbcStats, sizeof *fbcStats);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1160,6 +1519,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&sessionInfo, sizeof(nvmlFBCSessionInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sessionCount, sizeof *sessionCount);
+        cubind_mock_zero(sessionInfo, sizeof *sessionInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1170,6 +1533,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t device, nvmlDriverMo
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&current, sizeof(nvmlDriverModel_t *));
     cubind_mock_arg(&pending, sizeof(nvmlDriverModel_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(current, sizeof *current);
+        cubind_mock_zero(pending, sizeof *pending);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1180,6 +1547,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *versi
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1189,6 +1559,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBridgeChipInfo(nvmlDevice_t device, nvmlBridg
     cubind_mock_begin("nvmlDeviceGetBridgeChipInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&bridgeHierarchy, sizeof(nvmlBridgeChipHierarchy_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bridgeHierarchy, sizeof *bridgeHierarchy);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1199,6 +1572,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t devic
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&infoCount, sizeof(unsigned int *));
     cubind_mock_arg(&infos, sizeof(nvmlProcessInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(infoCount, sizeof *infoCount);
+        cubind_mock_zero(infos, sizeof *infos);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1209,6 +1586,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t devi
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&infoCount, sizeof(unsigned int *));
     cubind_mock_arg(&infos, sizeof(nvmlProcessInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(infoCount, sizeof *infoCount);
+        cubind_mock_zero(infos, sizeof *infos);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1219,6 +1600,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t de
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&infoCount, sizeof(unsigned int *));
     cubind_mock_arg(&infos, sizeof(nvmlProcessInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(infoCount, sizeof *infoCount);
+        cubind_mock_zero(infos, sizeof *infos);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1228,6 +1613,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device,
     cubind_mock_begin("nvmlDeviceGetRunningProcessDetailList", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&plist, sizeof(nvmlProcessDetailList_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(plist, sizeof *plist);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1238,6 +1626,9 @@ MOCK_API nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t d
     cubind_mock_arg(&device1, sizeof(nvmlDevice_t));
     cubind_mock_arg(&device2, sizeof(nvmlDevice_t));
     cubind_mock_arg(&onSameBoard, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(onSameBoard, sizeof *onSameBoard);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1248,6 +1639,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAPIRestriction(nvmlDevice_t device, nvmlRestr
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&apiType, sizeof(nvmlRestrictedAPI_t));
     cubind_mock_arg(&isRestricted, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(isRestricted, sizeof *isRestricted);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1261,6 +1655,11 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType
     cubind_mock_arg(&sampleValType, sizeof(nvmlValueType_t *));
     cubind_mock_arg(&sampleCount, sizeof(unsigned int *));
     cubind_mock_arg(&samples, sizeof(nvmlSample_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sampleValType, sizeof *sampleValType);
+        cubind_mock_zero(sampleCount, sizeof *sampleCount);
+        cubind_mock_zero(samples, sizeof *samples);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1270,6 +1669,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1M
     cubind_mock_begin("nvmlDeviceGetBAR1MemoryInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&bar1Memory, sizeof(nvmlBAR1Memory_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bar1Memory, sizeof *bar1Memory);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1280,6 +1682,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerf
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&perfPolicyType, sizeof(nvmlPerfPolicyType_t));
     cubind_mock_arg(&violTime, sizeof(nvmlViolationTime_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(violTime, sizeof *violTime);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1289,6 +1694,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irq
     cubind_mock_begin("nvmlDeviceGetIrqNum", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&irqNum, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(irqNum, sizeof *irqNum);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1298,6 +1706,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNumGpuCores(nvmlDevice_t device, unsigned int
     cubind_mock_begin("nvmlDeviceGetNumGpuCores", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&numCores, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numCores, sizeof *numCores);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1307,6 +1718,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSou
     cubind_mock_begin("nvmlDeviceGetPowerSource", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&powerSource, sizeof(nvmlPowerSource_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(powerSource, sizeof *powerSource);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1316,6 +1730,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned 
     cubind_mock_begin("nvmlDeviceGetMemoryBusWidth", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&busWidth, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(busWidth, sizeof *busWidth);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1325,6 +1742,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigne
     cubind_mock_begin("nvmlDeviceGetPcieLinkMaxSpeed", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&maxSpeed, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(maxSpeed, sizeof *maxSpeed);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1334,6 +1754,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *
     cubind_mock_begin("nvmlDeviceGetPcieSpeed", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pcieSpeed, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pcieSpeed, sizeof *pcieSpeed);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1343,6 +1766,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, 
     cubind_mock_begin("nvmlDeviceGetAdaptiveClockInfoStatus", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&adaptiveClockStatus, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(adaptiveClockStatus, sizeof *adaptiveClockStatus);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1352,6 +1778,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, nvmlBusType_t *t
     cubind_mock_begin("nvmlDeviceGetBusType", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&type, sizeof(nvmlBusType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(type, sizeof *type);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1361,6 +1790,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFab
     cubind_mock_begin("nvmlDeviceGetGpuFabricInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&gpuFabricInfo, sizeof(nvmlGpuFabricInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(gpuFabricInfo, sizeof *gpuFabricInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1370,6 +1802,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFa
     cubind_mock_begin("nvmlDeviceGetGpuFabricInfoV", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&gpuFabricInfo, sizeof(nvmlGpuFabricInfoV_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(gpuFabricInfo, sizeof *gpuFabricInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1378,6 +1813,9 @@ MOCK_API nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystem
 {
     cubind_mock_begin("nvmlSystemGetConfComputeCapabilities", __builtin_return_address(0));
     cubind_mock_arg(&capabilities, sizeof(nvmlConfComputeSystemCaps_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(capabilities, sizeof *capabilities);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1386,6 +1824,9 @@ MOCK_API nvmlReturn_t nvmlSystemGetConfComputeState(nvmlConfComputeSystemState_t
 {
     cubind_mock_begin("nvmlSystemGetConfComputeState", __builtin_return_address(0));
     cubind_mock_arg(&state, sizeof(nvmlConfComputeSystemState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(state, sizeof *state);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1395,6 +1836,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, n
     cubind_mock_begin("nvmlDeviceGetConfComputeMemSizeInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&memInfo, sizeof(nvmlConfComputeMemSizeInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memInfo, sizeof *memInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1403,6 +1847,9 @@ MOCK_API nvmlReturn_t nvmlSystemGetConfComputeGpusReadyState(unsigned int *isAcc
 {
     cubind_mock_begin("nvmlSystemGetConfComputeGpusReadyState", __builtin_return_address(0));
     cubind_mock_arg(&isAcceptingWork, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(isAcceptingWork, sizeof *isAcceptingWork);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1412,6 +1859,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t 
     cubind_mock_begin("nvmlDeviceGetConfComputeProtectedMemoryUsage", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&memory, sizeof(nvmlMemory_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memory, sizeof *memory);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1421,6 +1871,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device
     cubind_mock_begin("nvmlDeviceGetConfComputeGpuCertificate", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&gpuCert, sizeof(nvmlConfComputeGpuCertificate_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(gpuCert, sizeof *gpuCert);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1430,6 +1883,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t 
     cubind_mock_begin("nvmlDeviceGetConfComputeGpuAttestationReport", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&gpuAtstReport, sizeof(nvmlConfComputeGpuAttestationReport_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(gpuAtstReport, sizeof *gpuAtstReport);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1438,6 +1894,9 @@ MOCK_API nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(nvmlConfC
 {
     cubind_mock_begin("nvmlSystemGetConfComputeKeyRotationThresholdInfo", __builtin_return_address(0));
     cubind_mock_arg(&pKeyRotationThrInfo, sizeof(nvmlConfComputeGetKeyRotationThresholdInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pKeyRotationThrInfo, sizeof *pKeyRotationThrInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1446,6 +1905,9 @@ MOCK_API nvmlReturn_t nvmlSystemGetConfComputeSettings(nvmlSystemConfComputeSett
 {
     cubind_mock_begin("nvmlSystemGetConfComputeSettings", __builtin_return_address(0));
     cubind_mock_arg(&settings, sizeof(nvmlSystemConfComputeSettings_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(settings, sizeof *settings);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1455,6 +1917,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char 
     cubind_mock_begin("nvmlDeviceGetGspFirmwareVersion", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&version, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1465,6 +1930,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
     cubind_mock_arg(&defaultMode, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(isEnabled, sizeof *isEnabled);
+        cubind_mock_zero(defaultMode, sizeof *defaultMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1474,6 +1943,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnabl
     cubind_mock_begin("nvmlDeviceGetAccountingMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&mode, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1484,6 +1956,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pid, sizeof(unsigned int));
     cubind_mock_arg(&stats, sizeof(nvmlAccountingStats_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(stats, sizeof *stats);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1494,6 +1969,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&pids, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+        cubind_mock_zero(pids, sizeof *pids);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1503,6 +1982,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, uns
     cubind_mock_begin("nvmlDeviceGetAccountingBufferSize", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&bufferSize, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1514,6 +1996,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRet
     cubind_mock_arg(&cause, sizeof(nvmlPageRetirementCause_t));
     cubind_mock_arg(&pageCount, sizeof(unsigned int *));
     cubind_mock_arg(&addresses, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pageCount, sizeof *pageCount);
+        cubind_mock_zero(addresses, sizeof *addresses);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1526,6 +2012,11 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPage
     cubind_mock_arg(&pageCount, sizeof(unsigned int *));
     cubind_mock_arg(&addresses, sizeof(unsigned long long *));
     cubind_mock_arg(&timestamps, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pageCount, sizeof *pageCount);
+        cubind_mock_zero(addresses, sizeof *addresses);
+        cubind_mock_zero(timestamps, sizeof *timestamps);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1535,6 +2026,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device
     cubind_mock_begin("nvmlDeviceGetRetiredPagesPendingStatus", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&isPending, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(isPending, sizeof *isPending);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1547,6 +2041,12 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned in
     cubind_mock_arg(&uncRows, sizeof(unsigned int *));
     cubind_mock_arg(&isPending, sizeof(unsigned int *));
     cubind_mock_arg(&failureOccurred, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(corrRows, sizeof *corrRows);
+        cubind_mock_zero(uncRows, sizeof *uncRows);
+        cubind_mock_zero(isPending, sizeof *isPending);
+        cubind_mock_zero(failureOccurred, sizeof *failureOccurred);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1556,6 +2056,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvm
     cubind_mock_begin("nvmlDeviceGetRowRemapperHistogram", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&values, sizeof(nvmlRowRemapperHistogramValues_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(values, sizeof *values);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1565,6 +2068,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceA
     cubind_mock_begin("nvmlDeviceGetArchitecture", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&arch, sizeof(nvmlDeviceArchitecture_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(arch, sizeof *arch);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1574,6 +2080,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonS
     cubind_mock_begin("nvmlDeviceGetClkMonStatus", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&status, sizeof(nvmlClkMonStatus_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(status, sizeof *status);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1585,6 +2094,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlP
     cubind_mock_arg(&utilization, sizeof(nvmlProcessUtilizationSample_t *));
     cubind_mock_arg(&processSamplesCount, sizeof(unsigned int *));
     cubind_mock_arg(&lastSeenTimeStamp, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(utilization, sizeof *utilization);
+        cubind_mock_zero(processSamplesCount, sizeof *processSamplesCount);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1594,6 +2107,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device,
     cubind_mock_begin("nvmlDeviceGetProcessesUtilizationInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&procesesUtilInfo, sizeof(nvmlProcessesUtilizationInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(procesesUtilInfo, sizeof *procesesUtilInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1751,6 +2267,9 @@ MOCK_API nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvm
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&thresholdType, sizeof(nvmlTemperatureThresholds_t));
     cubind_mock_arg(&temp, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(temp, sizeof *temp);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1832,6 +2351,9 @@ MOCK_API nvmlReturn_t nvmlSystemSetConfComputeKeyRotationThresholdInfo(nvmlConfC
 {
     cubind_mock_begin("nvmlSystemSetConfComputeKeyRotationThresholdInfo", __builtin_return_address(0));
     cubind_mock_arg(&pKeyRotationThrInfo, sizeof(nvmlConfComputeSetKeyRotationThresholdInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pKeyRotationThrInfo, sizeof *pKeyRotationThrInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1859,6 +2381,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&isActive, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(isActive, sizeof *isActive);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1869,6 +2394,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned i
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&version, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1880,6 +2408,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device, unsigne
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&capability, sizeof(nvmlNvLinkCapability_t));
     cubind_mock_arg(&capResult, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(capResult, sizeof *capResult);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1890,6 +2421,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, u
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&pci, sizeof(nvmlPciInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pci, sizeof *pci);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1901,6 +2435,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsig
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&counter, sizeof(nvmlNvLinkErrorCounter_t));
     cubind_mock_arg(&counterValue, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(counterValue, sizeof *counterValue);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1922,6 +2459,9 @@ MOCK_API nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device,
     cubind_mock_arg(&counter, sizeof(unsigned int));
     cubind_mock_arg(&control, sizeof(nvmlNvLinkUtilizationControl_t *));
     cubind_mock_arg(&reset, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(control, sizeof *control);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1933,6 +2473,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device,
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&counter, sizeof(unsigned int));
     cubind_mock_arg(&control, sizeof(nvmlNvLinkUtilizationControl_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(control, sizeof *control);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1945,6 +2488,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device,
     cubind_mock_arg(&counter, sizeof(unsigned int));
     cubind_mock_arg(&rxcounter, sizeof(unsigned long long *));
     cubind_mock_arg(&txcounter, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(rxcounter, sizeof *rxcounter);
+        cubind_mock_zero(txcounter, sizeof *txcounter);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -1976,6 +2523,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, u
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&link, sizeof(unsigned int));
     cubind_mock_arg(&pNvLinkDeviceType, sizeof(nvmlIntNvLinkDeviceType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pNvLinkDeviceType, sizeof *pNvLinkDeviceType);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -1984,6 +2534,9 @@ MOCK_API nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set)
 {
     cubind_mock_begin("nvmlEventSetCreate", __builtin_return_address(0));
     cubind_mock_arg(&set, sizeof(nvmlEventSet_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(set, sizeof *set);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2003,6 +2556,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsi
     cubind_mock_begin("nvmlDeviceGetSupportedEventTypes", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&eventTypes, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(eventTypes, sizeof *eventTypes);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2013,6 +2569,9 @@ MOCK_API nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *d
     cubind_mock_arg(&set, sizeof(nvmlEventSet_t));
     cubind_mock_arg(&data, sizeof(nvmlEventData_t *));
     cubind_mock_arg(&timeoutms, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(data, sizeof *data);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2030,6 +2589,9 @@ MOCK_API nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEna
     cubind_mock_begin("nvmlDeviceModifyDrainState", __builtin_return_address(0));
     cubind_mock_arg(&pciInfo, sizeof(nvmlPciInfo_t *));
     cubind_mock_arg(&newState, sizeof(nvmlEnableState_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pciInfo, sizeof *pciInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2039,6 +2601,10 @@ MOCK_API nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnab
     cubind_mock_begin("nvmlDeviceQueryDrainState", __builtin_return_address(0));
     cubind_mock_arg(&pciInfo, sizeof(nvmlPciInfo_t *));
     cubind_mock_arg(&currentState, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pciInfo, sizeof *pciInfo);
+        cubind_mock_zero(currentState, sizeof *currentState);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2049,6 +2615,9 @@ MOCK_API nvmlReturn_t nvmlDeviceRemoveGpu_v2(nvmlPciInfo_t *pciInfo, nvmlDetachG
     cubind_mock_arg(&pciInfo, sizeof(nvmlPciInfo_t *));
     cubind_mock_arg(&gpuState, sizeof(nvmlDetachGpuState_t));
     cubind_mock_arg(&linkState, sizeof(nvmlPcieLinkState_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pciInfo, sizeof *pciInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2057,6 +2626,9 @@ MOCK_API nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo)
 {
     cubind_mock_begin("nvmlDeviceDiscoverGpus", __builtin_return_address(0));
     cubind_mock_arg(&pciInfo, sizeof(nvmlPciInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pciInfo, sizeof *pciInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2067,6 +2639,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCo
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&valuesCount, sizeof(int));
     cubind_mock_arg(&values, sizeof(nvmlFieldValue_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(values, sizeof *values);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2077,6 +2652,9 @@ MOCK_API nvmlReturn_t nvmlDeviceClearFieldValues(nvmlDevice_t device, int values
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&valuesCount, sizeof(int));
     cubind_mock_arg(&values, sizeof(nvmlFieldValue_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(values, sizeof *values);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2086,6 +2664,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlG
     cubind_mock_begin("nvmlDeviceGetVirtualizationMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pVirtualMode, sizeof(nvmlGpuVirtualizationMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pVirtualMode, sizeof *pVirtualMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2095,6 +2676,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgp
     cubind_mock_begin("nvmlDeviceGetHostVgpuMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pHostVgpuMode, sizeof(nvmlHostVgpuMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHostVgpuMode, sizeof *pHostVgpuMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2113,6 +2697,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device, nv
     cubind_mock_begin("nvmlDeviceGetVgpuHeterogeneousMode", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pHeterogeneousMode, sizeof(nvmlVgpuHeterogeneousMode_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHeterogeneousMode, sizeof *pHeterogeneousMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2131,6 +2718,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInst
     cubind_mock_begin("nvmlVgpuInstanceGetPlacementId", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&pPlacement, sizeof(nvmlVgpuPlacementId_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pPlacement, sizeof *pPlacement);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2141,6 +2731,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t devi
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&pPlacementList, sizeof(nvmlVgpuPlacementList_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pPlacementList, sizeof *pPlacementList);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2151,6 +2744,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuTypeCreatablePlacements(nvmlDevice_t devi
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&pPlacementList, sizeof(nvmlVgpuPlacementList_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pPlacementList, sizeof *pPlacementList);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2160,6 +2756,9 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetGspHeapSize(nvmlVgpuTypeId_t vgpuTypeId, un
     cubind_mock_begin("nvmlVgpuTypeGetGspHeapSize", __builtin_return_address(0));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&gspHeapSize, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(gspHeapSize, sizeof *gspHeapSize);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2169,6 +2768,9 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetFbReservation(nvmlVgpuTypeId_t vgpuTypeId, 
     cubind_mock_begin("nvmlVgpuTypeGetFbReservation", __builtin_return_address(0));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&fbReservation, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(fbReservation, sizeof *fbReservation);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2188,6 +2790,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device
     cubind_mock_begin("nvmlDeviceGetGridLicensableFeatures_v4", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pGridLicensableFeatures, sizeof(nvmlGridLicensableFeatures_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGridLicensableFeatures, sizeof *pGridLicensableFeatures);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2197,6 +2802,9 @@ MOCK_API nvmlReturn_t nvmlGetVgpuDriverCapabilities(nvmlVgpuDriverCapability_t c
     cubind_mock_begin("nvmlGetVgpuDriverCapabilities", __builtin_return_address(0));
     cubind_mock_arg(&capability, sizeof(nvmlVgpuDriverCapability_t));
     cubind_mock_arg(&capResult, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(capResult, sizeof *capResult);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2207,6 +2815,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device, nvmlDev
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&capability, sizeof(nvmlDeviceVgpuCapability_t));
     cubind_mock_arg(&capResult, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(capResult, sizeof *capResult);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2217,6 +2828,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSupportedVgpus(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuCount, sizeof(unsigned int *));
     cubind_mock_arg(&vgpuTypeIds, sizeof(nvmlVgpuTypeId_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuCount, sizeof *vgpuCount);
+        cubind_mock_zero(vgpuTypeIds, sizeof *vgpuTypeIds);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2227,6 +2842,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetCreatableVgpus(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuCount, sizeof(unsigned int *));
     cubind_mock_arg(&vgpuTypeIds, sizeof(nvmlVgpuTypeId_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuCount, sizeof *vgpuCount);
+        cubind_mock_zero(vgpuTypeIds, sizeof *vgpuTypeIds);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2237,6 +2856,10 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetClass(nvmlVgpuTypeId_t vgpuTypeId, char *vg
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&vgpuTypeClass, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuTypeClass, sizeof *vgpuTypeClass);
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2247,6 +2870,10 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetName(nvmlVgpuTypeId_t vgpuTypeId, char *vgp
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&vgpuTypeName, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuTypeName, sizeof *vgpuTypeName);
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2256,6 +2883,9 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetGpuInstanceProfileId(nvmlVgpuTypeId_t vgpuT
     cubind_mock_begin("nvmlVgpuTypeGetGpuInstanceProfileId", __builtin_return_address(0));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&gpuInstanceProfileId, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(gpuInstanceProfileId, sizeof *gpuInstanceProfileId);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2266,6 +2896,10 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsig
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&deviceID, sizeof(unsigned long long *));
     cubind_mock_arg(&subsystemID, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(deviceID, sizeof *deviceID);
+        cubind_mock_zero(subsystemID, sizeof *subsystemID);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2275,6 +2909,9 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId
     cubind_mock_begin("nvmlVgpuTypeGetFramebufferSize", __builtin_return_address(0));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&fbSize, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(fbSize, sizeof *fbSize);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2284,6 +2921,9 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetNumDisplayHeads(nvmlVgpuTypeId_t vgpuTypeId
     cubind_mock_begin("nvmlVgpuTypeGetNumDisplayHeads", __builtin_return_address(0));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&numDisplayHeads, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numDisplayHeads, sizeof *numDisplayHeads);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2295,6 +2935,10 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, uns
     cubind_mock_arg(&displayIndex, sizeof(unsigned int));
     cubind_mock_arg(&xdim, sizeof(unsigned int *));
     cubind_mock_arg(&ydim, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(xdim, sizeof *xdim);
+        cubind_mock_zero(ydim, sizeof *ydim);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2305,6 +2949,9 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&vgpuTypeLicenseString, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuTypeLicenseString, sizeof *vgpuTypeLicenseString);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2314,6 +2961,9 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId,
     cubind_mock_begin("nvmlVgpuTypeGetFrameRateLimit", __builtin_return_address(0));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&frameRateLimit, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(frameRateLimit, sizeof *frameRateLimit);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2324,6 +2974,9 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuT
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&vgpuInstanceCount, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuInstanceCount, sizeof *vgpuInstanceCount);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2333,6 +2986,9 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuType
     cubind_mock_begin("nvmlVgpuTypeGetMaxInstancesPerVm", __builtin_return_address(0));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&vgpuInstanceCountPerVm, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuInstanceCountPerVm, sizeof *vgpuInstanceCountPerVm);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2343,6 +2999,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetActiveVgpus(nvmlDevice_t device, unsigned int
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuCount, sizeof(unsigned int *));
     cubind_mock_arg(&vgpuInstances, sizeof(nvmlVgpuInstance_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuCount, sizeof *vgpuCount);
+        cubind_mock_zero(vgpuInstances, sizeof *vgpuInstances);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2354,6 +3014,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, c
     cubind_mock_arg(&vmId, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int));
     cubind_mock_arg(&vmIdType, sizeof(nvmlVgpuVmIdType_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vmId, sizeof *vmId);
+        cubind_mock_zero(vmIdType, sizeof *vmIdType);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2364,6 +3028,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, c
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&uuid, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(uuid, sizeof *uuid);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2374,6 +3041,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpu
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&version, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(version, sizeof *version);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2383,6 +3053,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetFbUsage(nvmlVgpuInstance_t vgpuInstance
     cubind_mock_begin("nvmlVgpuInstanceGetFbUsage", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&fbUsage, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(fbUsage, sizeof *fbUsage);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2392,6 +3065,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuIn
     cubind_mock_begin("nvmlVgpuInstanceGetLicenseStatus", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&licensed, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(licensed, sizeof *licensed);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2401,6 +3077,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, n
     cubind_mock_begin("nvmlVgpuInstanceGetType", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuTypeId, sizeof *vgpuTypeId);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2410,6 +3089,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetFrameRateLimit(nvmlVgpuInstance_t vgpuI
     cubind_mock_begin("nvmlVgpuInstanceGetFrameRateLimit", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&frameRateLimit, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(frameRateLimit, sizeof *frameRateLimit);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2419,6 +3101,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance
     cubind_mock_begin("nvmlVgpuInstanceGetEccMode", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&eccMode, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(eccMode, sizeof *eccMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2428,6 +3113,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpu
     cubind_mock_begin("nvmlVgpuInstanceGetEncoderCapacity", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&encoderCapacity, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(encoderCapacity, sizeof *encoderCapacity);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2448,6 +3136,11 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetEncoderStats(nvmlVgpuInstance_t vgpuIns
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&averageFps, sizeof(unsigned int *));
     cubind_mock_arg(&averageLatency, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sessionCount, sizeof *sessionCount);
+        cubind_mock_zero(averageFps, sizeof *averageFps);
+        cubind_mock_zero(averageLatency, sizeof *averageLatency);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2458,6 +3151,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpu
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&sessionInfo, sizeof(nvmlEncoderSessionInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sessionCount, sizeof *sessionCount);
+        cubind_mock_zero(sessionInfo, sizeof *sessionInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2467,6 +3164,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetFBCStats(nvmlVgpuInstance_t vgpuInstanc
     cubind_mock_begin("nvmlVgpuInstanceGetFBCStats", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&fbcStats, sizeof(nvmlFBCStats_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(fbcStats, sizeof *fbcStats);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2477,6 +3177,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetFBCSessions(nvmlVgpuInstance_t vgpuInst
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&sessionCount, sizeof(unsigned int *));
     cubind_mock_arg(&sessionInfo, sizeof(nvmlFBCSessionInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sessionCount, sizeof *sessionCount);
+        cubind_mock_zero(sessionInfo, sizeof *sessionInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2486,6 +3190,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuIn
     cubind_mock_begin("nvmlVgpuInstanceGetGpuInstanceId", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&gpuInstanceId, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(gpuInstanceId, sizeof *gpuInstanceId);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2496,6 +3203,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstanc
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&vgpuPciId, sizeof(char *));
     cubind_mock_arg(&length, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuPciId, sizeof *vgpuPciId);
+        cubind_mock_zero(length, sizeof *length);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2506,6 +3217,9 @@ MOCK_API nvmlReturn_t nvmlVgpuTypeGetCapabilities(nvmlVgpuTypeId_t vgpuTypeId, n
     cubind_mock_arg(&vgpuTypeId, sizeof(nvmlVgpuTypeId_t));
     cubind_mock_arg(&capability, sizeof(nvmlVgpuCapability_t));
     cubind_mock_arg(&capResult, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(capResult, sizeof *capResult);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2516,6 +3230,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstanc
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&mdevUuid, sizeof(char *));
     cubind_mock_arg(&size, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mdevUuid, sizeof *mdevUuid);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2526,6 +3243,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstanc
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&vgpuMetadata, sizeof(nvmlVgpuMetadata_t *));
     cubind_mock_arg(&bufferSize, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuMetadata, sizeof *vgpuMetadata);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2536,6 +3257,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t device, nvmlVgpuPgp
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pgpuMetadata, sizeof(nvmlVgpuPgpuMetadata_t *));
     cubind_mock_arg(&bufferSize, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pgpuMetadata, sizeof *pgpuMetadata);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2546,6 +3271,11 @@ MOCK_API nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata,
     cubind_mock_arg(&vgpuMetadata, sizeof(nvmlVgpuMetadata_t *));
     cubind_mock_arg(&pgpuMetadata, sizeof(nvmlVgpuPgpuMetadata_t *));
     cubind_mock_arg(&compatibilityInfo, sizeof(nvmlVgpuPgpuCompatibility_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuMetadata, sizeof *vgpuMetadata);
+        cubind_mock_zero(pgpuMetadata, sizeof *pgpuMetadata);
+        cubind_mock_zero(compatibilityInfo, sizeof *compatibilityInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2556,6 +3286,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pgpuMetadata, sizeof(char *));
     cubind_mock_arg(&bufferSize, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pgpuMetadata, sizeof *pgpuMetadata);
+        cubind_mock_zero(bufferSize, sizeof *bufferSize);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2565,6 +3299,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgp
     cubind_mock_begin("nvmlDeviceGetVgpuSchedulerLog", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pSchedulerLog, sizeof(nvmlVgpuSchedulerLog_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pSchedulerLog, sizeof *pSchedulerLog);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2574,6 +3311,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlV
     cubind_mock_begin("nvmlDeviceGetVgpuSchedulerState", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pSchedulerState, sizeof(nvmlVgpuSchedulerGetState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pSchedulerState, sizeof *pSchedulerState);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2583,6 +3323,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device
     cubind_mock_begin("nvmlDeviceGetVgpuSchedulerCapabilities", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pCapabilities, sizeof(nvmlVgpuSchedulerCapabilities_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pCapabilities, sizeof *pCapabilities);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2592,6 +3335,9 @@ MOCK_API nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlV
     cubind_mock_begin("nvmlDeviceSetVgpuSchedulerState", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&pSchedulerState, sizeof(nvmlVgpuSchedulerSetState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pSchedulerState, sizeof *pSchedulerState);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2601,6 +3347,10 @@ MOCK_API nvmlReturn_t nvmlGetVgpuVersion(nvmlVgpuVersion_t *supported, nvmlVgpuV
     cubind_mock_begin("nvmlGetVgpuVersion", __builtin_return_address(0));
     cubind_mock_arg(&supported, sizeof(nvmlVgpuVersion_t *));
     cubind_mock_arg(&current, sizeof(nvmlVgpuVersion_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(supported, sizeof *supported);
+        cubind_mock_zero(current, sizeof *current);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2609,6 +3359,9 @@ MOCK_API nvmlReturn_t nvmlSetVgpuVersion(nvmlVgpuVersion_t *vgpuVersion)
 {
     cubind_mock_begin("nvmlSetVgpuVersion", __builtin_return_address(0));
     cubind_mock_arg(&vgpuVersion, sizeof(nvmlVgpuVersion_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuVersion, sizeof *vgpuVersion);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2621,6 +3374,11 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned
     cubind_mock_arg(&sampleValType, sizeof(nvmlValueType_t *));
     cubind_mock_arg(&vgpuInstanceSamplesCount, sizeof(unsigned int *));
     cubind_mock_arg(&utilizationSamples, sizeof(nvmlVgpuInstanceUtilizationSample_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sampleValType, sizeof *sampleValType);
+        cubind_mock_zero(vgpuInstanceSamplesCount, sizeof *vgpuInstanceSamplesCount);
+        cubind_mock_zero(utilizationSamples, sizeof *utilizationSamples);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2630,6 +3388,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t dev
     cubind_mock_begin("nvmlDeviceGetVgpuInstancesUtilizationInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuUtilInfo, sizeof(nvmlVgpuInstancesUtilizationInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuUtilInfo, sizeof *vgpuUtilInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2641,6 +3402,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, u
     cubind_mock_arg(&lastSeenTimeStamp, sizeof(unsigned long long));
     cubind_mock_arg(&vgpuProcessSamplesCount, sizeof(unsigned int *));
     cubind_mock_arg(&utilizationSamples, sizeof(nvmlVgpuProcessUtilizationSample_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuProcessSamplesCount, sizeof *vgpuProcessSamplesCount);
+        cubind_mock_zero(utilizationSamples, sizeof *utilizationSamples);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2650,6 +3415,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t dev
     cubind_mock_begin("nvmlDeviceGetVgpuProcessesUtilizationInfo", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&vgpuProcUtilInfo, sizeof(nvmlVgpuProcessesUtilizationInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(vgpuProcUtilInfo, sizeof *vgpuProcUtilInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2659,6 +3427,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetAccountingMode(nvmlVgpuInstance_t vgpuI
     cubind_mock_begin("nvmlVgpuInstanceGetAccountingMode", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&mode, sizeof(nvmlEnableState_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2669,6 +3440,10 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuI
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&pids, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+        cubind_mock_zero(pids, sizeof *pids);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2679,6 +3454,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpu
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&pid, sizeof(unsigned int));
     cubind_mock_arg(&stats, sizeof(nvmlAccountingStats_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(stats, sizeof *stats);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2696,6 +3474,9 @@ MOCK_API nvmlReturn_t nvmlVgpuInstanceGetLicenseInfo_v2(nvmlVgpuInstance_t vgpuI
     cubind_mock_begin("nvmlVgpuInstanceGetLicenseInfo_v2", __builtin_return_address(0));
     cubind_mock_arg(&vgpuInstance, sizeof(nvmlVgpuInstance_t));
     cubind_mock_arg(&licenseInfo, sizeof(nvmlVgpuLicenseInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(licenseInfo, sizeof *licenseInfo);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2704,6 +3485,9 @@ MOCK_API nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)
 {
     cubind_mock_begin("nvmlGetExcludedDeviceCount", __builtin_return_address(0));
     cubind_mock_arg(&deviceCount, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(deviceCount, sizeof *deviceCount);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2713,6 +3497,9 @@ MOCK_API nvmlReturn_t nvmlGetExcludedDeviceInfoByIndex(unsigned int index, nvmlE
     cubind_mock_begin("nvmlGetExcludedDeviceInfoByIndex", __builtin_return_address(0));
     cubind_mock_arg(&index, sizeof(unsigned int));
     cubind_mock_arg(&info, sizeof(nvmlExcludedDeviceInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2723,6 +3510,9 @@ MOCK_API nvmlReturn_t nvmlDeviceSetMigMode(nvmlDevice_t device, unsigned int mod
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&mode, sizeof(unsigned int));
     cubind_mock_arg(&activationStatus, sizeof(nvmlReturn_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(activationStatus, sizeof *activationStatus);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2733,6 +3523,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *cu
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&currentMode, sizeof(unsigned int *));
     cubind_mock_arg(&pendingMode, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(currentMode, sizeof *currentMode);
+        cubind_mock_zero(pendingMode, sizeof *pendingMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2743,6 +3537,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, u
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&profile, sizeof(unsigned int));
     cubind_mock_arg(&info, sizeof(nvmlGpuInstanceProfileInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2753,6 +3550,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&profile, sizeof(unsigned int));
     cubind_mock_arg(&info, sizeof(nvmlGpuInstanceProfileInfo_v2_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2764,6 +3564,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&placements, sizeof(nvmlGpuInstancePlacement_t *));
     cubind_mock_arg(&count, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(placements, sizeof *placements);
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2774,6 +3578,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceRemainingCapacity(nvmlDevice_t dev
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&count, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2784,6 +3591,9 @@ MOCK_API nvmlReturn_t nvmlDeviceCreateGpuInstance(nvmlDevice_t device, unsigned 
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(gpuInstance, sizeof *gpuInstance);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2795,6 +3605,9 @@ MOCK_API nvmlReturn_t nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t devi
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&placement, sizeof(const nvmlGpuInstancePlacement_t *));
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(gpuInstance, sizeof *gpuInstance);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2814,6 +3627,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned in
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&gpuInstances, sizeof(nvmlGpuInstance_t *));
     cubind_mock_arg(&count, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(gpuInstances, sizeof *gpuInstances);
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2824,6 +3641,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&id, sizeof(unsigned int));
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(gpuInstance, sizeof *gpuInstance);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2833,6 +3653,9 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvml
     cubind_mock_begin("nvmlGpuInstanceGetInfo", __builtin_return_address(0));
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t));
     cubind_mock_arg(&info, sizeof(nvmlGpuInstanceInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2844,6 +3667,9 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstan
     cubind_mock_arg(&profile, sizeof(unsigned int));
     cubind_mock_arg(&engProfile, sizeof(unsigned int));
     cubind_mock_arg(&info, sizeof(nvmlComputeInstanceProfileInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2855,6 +3681,9 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInsta
     cubind_mock_arg(&profile, sizeof(unsigned int));
     cubind_mock_arg(&engProfile, sizeof(unsigned int));
     cubind_mock_arg(&info, sizeof(nvmlComputeInstanceProfileInfo_v2_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2865,6 +3694,9 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpu
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t));
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&count, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2876,6 +3708,10 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstancePossiblePlacements(nvmlGp
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&placements, sizeof(nvmlComputeInstancePlacement_t *));
     cubind_mock_arg(&count, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(placements, sizeof *placements);
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2886,6 +3722,9 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceCreateComputeInstance(nvmlGpuInstance_t gpu
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t));
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&computeInstance, sizeof(nvmlComputeInstance_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(computeInstance, sizeof *computeInstance);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2897,6 +3736,9 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceCreateComputeInstanceWithPlacement(nvmlGpuI
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&placement, sizeof(const nvmlComputeInstancePlacement_t *));
     cubind_mock_arg(&computeInstance, sizeof(nvmlComputeInstance_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(computeInstance, sizeof *computeInstance);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2916,6 +3758,10 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuIn
     cubind_mock_arg(&profileId, sizeof(unsigned int));
     cubind_mock_arg(&computeInstances, sizeof(nvmlComputeInstance_t *));
     cubind_mock_arg(&count, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(computeInstances, sizeof *computeInstances);
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2926,6 +3772,9 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gp
     cubind_mock_arg(&gpuInstance, sizeof(nvmlGpuInstance_t));
     cubind_mock_arg(&id, sizeof(unsigned int));
     cubind_mock_arg(&computeInstance, sizeof(nvmlComputeInstance_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(computeInstance, sizeof *computeInstance);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2935,6 +3784,9 @@ MOCK_API nvmlReturn_t nvmlComputeInstanceGetInfo_v2(nvmlComputeInstance_t comput
     cubind_mock_begin("nvmlComputeInstanceGetInfo_v2", __builtin_return_address(0));
     cubind_mock_arg(&computeInstance, sizeof(nvmlComputeInstance_t));
     cubind_mock_arg(&info, sizeof(nvmlComputeInstanceInfo_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2944,6 +3796,9 @@ MOCK_API nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned 
     cubind_mock_begin("nvmlDeviceIsMigDeviceHandle", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&isMigDevice, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(isMigDevice, sizeof *isMigDevice);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2953,6 +3808,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned i
     cubind_mock_begin("nvmlDeviceGetGpuInstanceId", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&id, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(id, sizeof *id);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2962,6 +3820,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsign
     cubind_mock_begin("nvmlDeviceGetComputeInstanceId", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&id, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(id, sizeof *id);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2971,6 +3832,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsign
     cubind_mock_begin("nvmlDeviceGetMaxMigDeviceCount", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&count, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2981,6 +3845,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, u
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&index, sizeof(unsigned int));
     cubind_mock_arg(&migDevice, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(migDevice, sizeof *migDevice);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -2990,6 +3857,9 @@ MOCK_API nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t 
     cubind_mock_begin("nvmlDeviceGetDeviceHandleFromMigDeviceHandle", __builtin_return_address(0));
     cubind_mock_arg(&migDevice, sizeof(nvmlDevice_t));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -2998,6 +3868,9 @@ MOCK_API nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)
 {
     cubind_mock_begin("nvmlGpmMetricsGet", __builtin_return_address(0));
     cubind_mock_arg(&metricsGet, sizeof(nvmlGpmMetricsGet_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(metricsGet, sizeof *metricsGet);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -3014,6 +3887,9 @@ MOCK_API nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)
 {
     cubind_mock_begin("nvmlGpmSampleAlloc", __builtin_return_address(0));
     cubind_mock_arg(&gpmSample, sizeof(nvmlGpmSample_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(gpmSample, sizeof *gpmSample);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -3042,6 +3918,9 @@ MOCK_API nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupp
     cubind_mock_begin("nvmlGpmQueryDeviceSupport", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&gpmSupport, sizeof(nvmlGpmSupport_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(gpmSupport, sizeof *gpmSupport);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -3051,6 +3930,9 @@ MOCK_API nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsign
     cubind_mock_begin("nvmlGpmQueryIfStreamingEnabled", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&state, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(state, sizeof *state);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -3069,6 +3951,9 @@ MOCK_API nvmlReturn_t nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t de
     cubind_mock_begin("nvmlDeviceSetNvLinkDeviceLowPowerThreshold", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&info, sizeof(nvmlNvLinkPowerThres_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(info, sizeof *info);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -3085,6 +3970,9 @@ MOCK_API nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)
 {
     cubind_mock_begin("nvmlSystemGetNvlinkBwMode", __builtin_return_address(0));
     cubind_mock_arg(&nvlinkBwMode, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nvlinkBwMode, sizeof *nvlinkBwMode);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 
@@ -3094,6 +3982,9 @@ MOCK_API nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, 
     cubind_mock_begin("nvmlDeviceSetPowerManagementLimit_v2", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&powerValue, sizeof(nvmlPowerValue_v2_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(powerValue, sizeof *powerValue);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }
 #endif
@@ -3103,5 +3994,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlE
     cubind_mock_begin("nvmlDeviceGetSramEccErrorStatus", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(nvmlDevice_t));
     cubind_mock_arg(&status, sizeof(nvmlEccSramErrorStatus_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(status, sizeof *status);
+    }
     return (nvmlReturn_t)cubind_mock_status();
 }

@@ -27,6 +27,10 @@ MOCK_API nvrtcResult nvrtcVersion(int *major, int *minor)
     cubind_mock_begin("nvrtcVersion", __builtin_return_address(0));
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvrtc reports it (major-minor) */
         int mock_part, mock_status;
@@ -45,6 +49,9 @@ MOCK_API nvrtcResult nvrtcGetNumSupportedArchs(int *numArchs)
 {
     cubind_mock_begin("nvrtcGetNumSupportedArchs", __builtin_return_address(0));
     cubind_mock_arg(&numArchs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numArchs, sizeof *numArchs);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 
@@ -53,6 +60,9 @@ MOCK_API nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)
 {
     cubind_mock_begin("nvrtcGetSupportedArchs", __builtin_return_address(0));
     cubind_mock_arg(&supportedArchs, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(supportedArchs, sizeof *supportedArchs);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 #endif
@@ -66,6 +76,9 @@ MOCK_API nvrtcResult nvrtcCreateProgram(nvrtcProgram *prog, const char *src, con
     cubind_mock_arg(&numHeaders, sizeof(int));
     cubind_mock_arg(&headers, sizeof(const char *const *));
     cubind_mock_arg(&includeNames, sizeof(const char *const *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(prog, sizeof *prog);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 
@@ -74,6 +87,9 @@ MOCK_API nvrtcResult nvrtcDestroyProgram(nvrtcProgram *prog)
 {
     cubind_mock_begin("nvrtcDestroyProgram", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(prog, sizeof *prog);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 #endif
@@ -93,6 +109,9 @@ MOCK_API nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet)
     cubind_mock_begin("nvrtcGetPTXSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&ptxSizeRet, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptxSizeRet, sizeof *ptxSizeRet);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 #endif
@@ -102,6 +121,9 @@ MOCK_API nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)
     cubind_mock_begin("nvrtcGetPTX", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&ptx, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptx, sizeof *ptx);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 
@@ -111,6 +133,9 @@ MOCK_API nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet)
     cubind_mock_begin("nvrtcGetCUBINSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&cubinSizeRet, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cubinSizeRet, sizeof *cubinSizeRet);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 #endif
@@ -120,6 +145,9 @@ MOCK_API nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin)
     cubind_mock_begin("nvrtcGetCUBIN", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&cubin, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(cubin, sizeof *cubin);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 
@@ -169,6 +197,9 @@ MOCK_API nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram prog, size_t *logSizeRe
     cubind_mock_begin("nvrtcGetProgramLogSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&logSizeRet, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(logSizeRet, sizeof *logSizeRet);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 #endif
@@ -178,6 +209,9 @@ MOCK_API nvrtcResult nvrtcGetProgramLog(nvrtcProgram prog, char *log)
     cubind_mock_begin("nvrtcGetProgramLog", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&log, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(log, sizeof *log);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 
@@ -197,6 +231,9 @@ MOCK_API nvrtcResult nvrtcGetLoweredName(nvrtcProgram prog, const char *const na
     cubind_mock_arg(&prog, sizeof(nvrtcProgram));
     cubind_mock_arg(&name_expression, sizeof(const char *const));
     cubind_mock_arg(&lowered_name, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(lowered_name, sizeof *lowered_name);
+    }
     return (nvrtcResult)cubind_mock_status();
 }
 

@@ -29,6 +29,10 @@ MOCK_API nvvmResult nvvmVersion(int *major, int *minor)
     cubind_mock_begin("nvvmVersion", __builtin_return_address(0));
     cubind_mock_arg(&major, sizeof(int *));
     cubind_mock_arg(&minor, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(major, sizeof *major);
+        cubind_mock_zero(minor, sizeof *minor);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libnvvm reports it (major-minor) */
         int mock_part, mock_status;
@@ -50,6 +54,12 @@ MOCK_API nvvmResult nvvmIRVersion(int *majorIR, int *minorIR, int *majorDbg, int
     cubind_mock_arg(&minorIR, sizeof(int *));
     cubind_mock_arg(&majorDbg, sizeof(int *));
     cubind_mock_arg(&minorDbg, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(majorIR, sizeof *majorIR);
+        cubind_mock_zero(minorIR, sizeof *minorIR);
+        cubind_mock_zero(majorDbg, sizeof *majorDbg);
+        cubind_mock_zero(minorDbg, sizeof *minorDbg);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 
@@ -58,6 +68,9 @@ MOCK_API nvvmResult nvvmCreateProgram(nvvmProgram *prog)
 {
     cubind_mock_begin("nvvmCreateProgram", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvvmProgram *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(prog, sizeof *prog);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 #endif
@@ -66,6 +79,9 @@ MOCK_API nvvmResult nvvmDestroyProgram(nvvmProgram *prog)
 {
     cubind_mock_begin("nvvmDestroyProgram", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvvmProgram *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(prog, sizeof *prog);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 
@@ -98,6 +114,9 @@ MOCK_API nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const c
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&numOptions, sizeof(int));
     cubind_mock_arg(&options, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(options, sizeof *options);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 #endif
@@ -108,6 +127,9 @@ MOCK_API nvvmResult nvvmVerifyProgram(nvvmProgram prog, int numOptions, const ch
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&numOptions, sizeof(int));
     cubind_mock_arg(&options, sizeof(const char **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(options, sizeof *options);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 
@@ -117,6 +139,9 @@ MOCK_API nvvmResult nvvmGetCompiledResultSize(nvvmProgram prog, size_t *bufferSi
     cubind_mock_begin("nvvmGetCompiledResultSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&bufferSizeRet, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeRet, sizeof *bufferSizeRet);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 #endif
@@ -126,6 +151,9 @@ MOCK_API nvvmResult nvvmGetCompiledResult(nvvmProgram prog, char *buffer)
     cubind_mock_begin("nvvmGetCompiledResult", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&buffer, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(buffer, sizeof *buffer);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 
@@ -135,6 +163,9 @@ MOCK_API nvvmResult nvvmGetProgramLogSize(nvvmProgram prog, size_t *bufferSizeRe
     cubind_mock_begin("nvvmGetProgramLogSize", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&bufferSizeRet, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(bufferSizeRet, sizeof *bufferSizeRet);
+    }
     return (nvvmResult)cubind_mock_status();
 }
 #endif
@@ -144,5 +175,8 @@ MOCK_API nvvmResult nvvmGetProgramLog(nvvmProgram prog, char *buffer)
     cubind_mock_begin("nvvmGetProgramLog", __builtin_return_address(0));
     cubind_mock_arg(&prog, sizeof(nvvmProgram));
     cubind_mock_arg(&buffer, sizeof(char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(buffer, sizeof *buffer);
+    }
     return (nvvmResult)cubind_mock_status();
 }

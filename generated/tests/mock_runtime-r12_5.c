@@ -43,6 +43,9 @@ MOCK_API cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
     cubind_mock_begin("cudaDeviceGetLimit", __builtin_return_address(0));
     cubind_mock_arg(&pValue, sizeof(size_t *));
     cubind_mock_arg(&limit, sizeof(enum cudaLimit));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pValue, sizeof *pValue);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -53,6 +56,9 @@ MOCK_API cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElem
     cubind_mock_arg(&maxWidthInElements, sizeof(size_t *));
     cubind_mock_arg(&fmtDesc, sizeof(const struct cudaChannelFormatDesc *));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(maxWidthInElements, sizeof *maxWidthInElements);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -61,6 +67,9 @@ MOCK_API cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 {
     cubind_mock_begin("cudaDeviceGetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&pCacheConfig, sizeof(enum cudaFuncCache *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pCacheConfig, sizeof *pCacheConfig);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -70,6 +79,10 @@ MOCK_API cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *g
     cubind_mock_begin("cudaDeviceGetStreamPriorityRange", __builtin_return_address(0));
     cubind_mock_arg(&leastPriority, sizeof(int *));
     cubind_mock_arg(&greatestPriority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(leastPriority, sizeof *leastPriority);
+        cubind_mock_zero(greatestPriority, sizeof *greatestPriority);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -87,6 +100,9 @@ MOCK_API cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
     cubind_mock_begin("cudaDeviceGetByPCIBusId", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -97,6 +113,9 @@ MOCK_API cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
     cubind_mock_arg(&pciBusId, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pciBusId, sizeof *pciBusId);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -106,6 +125,9 @@ MOCK_API cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEve
     cubind_mock_begin("cudaIpcGetEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudaIpcEventHandle_t *));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -115,6 +137,9 @@ MOCK_API cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHand
     cubind_mock_begin("cudaIpcOpenEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
     cubind_mock_arg(&handle, sizeof(cudaIpcEventHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event, sizeof *event);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -124,6 +149,9 @@ MOCK_API cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPt
     cubind_mock_begin("cudaIpcGetMemHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudaIpcMemHandle_t *));
     cubind_mock_arg(&devPtr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -134,6 +162,9 @@ MOCK_API cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t hand
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&handle, sizeof(cudaIpcMemHandle_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -162,6 +193,9 @@ MOCK_API cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCa
     cubind_mock_arg(&callbackFunc, sizeof(cudaAsyncCallback));
     cubind_mock_arg(&userData, sizeof(void *));
     cubind_mock_arg(&callback, sizeof(cudaAsyncCallbackHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(callback, sizeof *callback);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -179,6 +213,9 @@ MOCK_API cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pCon
 {
     cubind_mock_begin("cudaDeviceGetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&pConfig, sizeof(enum cudaSharedMemConfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pConfig, sizeof *pConfig);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -225,6 +262,9 @@ MOCK_API cudaError_t cudaGetDeviceCount(int *count)
 {
     cubind_mock_begin("cudaGetDeviceCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -245,6 +285,9 @@ MOCK_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr
     cubind_mock_arg(&value, sizeof(int *));
     cubind_mock_arg(&attr, sizeof(enum cudaDeviceAttr));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -266,6 +309,9 @@ MOCK_API cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int dev
     cubind_mock_begin("cudaDeviceGetDefaultMemPool", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memPool, sizeof *memPool);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -284,6 +330,9 @@ MOCK_API cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
     cubind_mock_begin("cudaDeviceGetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memPool, sizeof *memPool);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -305,6 +354,9 @@ MOCK_API cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAtt
     cubind_mock_arg(&attr, sizeof(enum cudaDeviceP2PAttr));
     cubind_mock_arg(&srcDevice, sizeof(int));
     cubind_mock_arg(&dstDevice, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -354,6 +406,9 @@ MOCK_API cudaError_t cudaGetDevice(int *device)
 {
     cubind_mock_begin("cudaGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -363,6 +418,9 @@ MOCK_API cudaError_t cudaSetValidDevices(int *device_arr, int len)
     cubind_mock_begin("cudaSetValidDevices", __builtin_return_address(0));
     cubind_mock_arg(&device_arr, sizeof(int *));
     cubind_mock_arg(&len, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device_arr, sizeof *device_arr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -379,6 +437,9 @@ MOCK_API cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 {
     cubind_mock_begin("cudaGetDeviceFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -387,6 +448,9 @@ MOCK_API cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 {
     cubind_mock_begin("cudaStreamCreate", __builtin_return_address(0));
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pStream, sizeof *pStream);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -396,6 +460,9 @@ MOCK_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned i
     cubind_mock_begin("cudaStreamCreateWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pStream, sizeof *pStream);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -406,6 +473,9 @@ MOCK_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigne
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pStream, sizeof *pStream);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -415,6 +485,9 @@ MOCK_API cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
     cubind_mock_begin("cudaStreamGetPriority", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&priority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(priority, sizeof *priority);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -424,6 +497,9 @@ MOCK_API cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flag
     cubind_mock_begin("cudaStreamGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -433,6 +509,9 @@ MOCK_API cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *s
     cubind_mock_begin("cudaStreamGetId", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&streamId, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(streamId, sizeof *streamId);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -469,6 +548,9 @@ MOCK_API cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttr
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&attr, sizeof(cudaLaunchAttributeID));
     cubind_mock_arg(&value_out, sizeof(cudaLaunchAttributeValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value_out, sizeof *value_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -565,6 +647,9 @@ MOCK_API cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureM
 {
     cubind_mock_begin("cudaThreadExchangeStreamCaptureMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(enum cudaStreamCaptureMode *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -574,6 +659,9 @@ MOCK_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGra
     cubind_mock_begin("cudaStreamEndCapture", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraph, sizeof *pGraph);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -583,6 +671,9 @@ MOCK_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamC
     cubind_mock_begin("cudaStreamIsCapturing", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&pCaptureStatus, sizeof(enum cudaStreamCaptureStatus *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pCaptureStatus, sizeof *pCaptureStatus);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -597,6 +688,14 @@ MOCK_API cudaError_t cudaStreamGetCaptureInfo_v3(cudaStream_t stream, enum cudaS
     cubind_mock_arg(&dependencies_out, sizeof(const cudaGraphNode_t **));
     cubind_mock_arg(&edgeData_out, sizeof(const cudaGraphEdgeData **));
     cubind_mock_arg(&numDependencies_out, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(captureStatus_out, sizeof *captureStatus_out);
+        cubind_mock_zero(id_out, sizeof *id_out);
+        cubind_mock_zero(graph_out, sizeof *graph_out);
+        cubind_mock_zero(dependencies_out, sizeof *dependencies_out);
+        cubind_mock_zero(edgeData_out, sizeof *edgeData_out);
+        cubind_mock_zero(numDependencies_out, sizeof *numDependencies_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -609,6 +708,9 @@ MOCK_API cudaError_t cudaStreamUpdateCaptureDependencies_v2(cudaStream_t stream,
     cubind_mock_arg(&dependencyData, sizeof(const cudaGraphEdgeData *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dependencies, sizeof *dependencies);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -617,6 +719,9 @@ MOCK_API cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
     cubind_mock_begin("cudaEventCreate", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event, sizeof *event);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -626,6 +731,9 @@ MOCK_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int f
     cubind_mock_begin("cudaEventCreateWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event, sizeof *event);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -679,6 +787,9 @@ MOCK_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEven
     cubind_mock_arg(&ms, sizeof(float *));
     cubind_mock_arg(&start, sizeof(cudaEvent_t));
     cubind_mock_arg(&end, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ms, sizeof *ms);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -772,6 +883,9 @@ MOCK_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 block
     cubind_mock_arg(&args, sizeof(void **));
     cubind_mock_arg(&sharedMem, sizeof(size_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(args, sizeof *args);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -782,6 +896,9 @@ MOCK_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const
     cubind_mock_arg(&config, sizeof(const cudaLaunchConfig_t *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&args, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(args, sizeof *args);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -795,6 +912,9 @@ MOCK_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
     cubind_mock_arg(&args, sizeof(void **));
     cubind_mock_arg(&sharedMem, sizeof(size_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(args, sizeof *args);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -813,6 +933,9 @@ MOCK_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, cons
     cubind_mock_begin("cudaFuncGetAttributes", __builtin_return_address(0));
     cubind_mock_arg(&attr, sizeof(struct cudaFuncAttributes *));
     cubind_mock_arg(&func, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(attr, sizeof *attr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -832,6 +955,9 @@ MOCK_API cudaError_t cudaFuncGetName(const char **name, const void *func)
     cubind_mock_begin("cudaFuncGetName", __builtin_return_address(0));
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&func, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(name, sizeof *name);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -843,6 +969,10 @@ MOCK_API cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, s
     cubind_mock_arg(&paramIndex, sizeof(size_t));
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
     cubind_mock_arg(&paramSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(paramOffset, sizeof *paramOffset);
+        cubind_mock_zero(paramSize, sizeof *paramSize);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -873,6 +1003,9 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlock
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -884,6 +1017,9 @@ MOCK_API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSm
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&numBlocks, sizeof(int));
     cubind_mock_arg(&blockSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dynamicSmemSize, sizeof *dynamicSmemSize);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -896,6 +1032,9 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int 
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -906,6 +1045,9 @@ MOCK_API cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, cons
     cubind_mock_arg(&clusterSize, sizeof(int *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&launchConfig, sizeof(const cudaLaunchConfig_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(clusterSize, sizeof *clusterSize);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -916,6 +1058,9 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void
     cubind_mock_arg(&numClusters, sizeof(int *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&launchConfig, sizeof(const cudaLaunchConfig_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numClusters, sizeof *numClusters);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -926,6 +1071,9 @@ MOCK_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int 
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -935,6 +1083,9 @@ MOCK_API cudaError_t cudaMalloc(void **devPtr, size_t size)
     cubind_mock_begin("cudaMalloc", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -944,6 +1095,9 @@ MOCK_API cudaError_t cudaMallocHost(void **ptr, size_t size)
     cubind_mock_begin("cudaMallocHost", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptr, sizeof *ptr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -955,6 +1109,10 @@ MOCK_API cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
     cubind_mock_arg(&pitch, sizeof(size_t *));
     cubind_mock_arg(&width, sizeof(size_t));
     cubind_mock_arg(&height, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+        cubind_mock_zero(pitch, sizeof *pitch);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -967,6 +1125,9 @@ MOCK_API cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChanne
     cubind_mock_arg(&width, sizeof(size_t));
     cubind_mock_arg(&height, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array, sizeof *array);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1009,6 +1170,9 @@ MOCK_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags
     cubind_mock_arg(&pHost, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHost, sizeof *pHost);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1037,6 +1201,9 @@ MOCK_API cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsig
     cubind_mock_arg(&pDevice, sizeof(void **));
     cubind_mock_arg(&pHost, sizeof(void *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pDevice, sizeof *pDevice);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1046,6 +1213,9 @@ MOCK_API cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
     cubind_mock_begin("cudaHostGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&pHost, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pFlags, sizeof *pFlags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1055,6 +1225,9 @@ MOCK_API cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct c
     cubind_mock_begin("cudaMalloc3D", __builtin_return_address(0));
     cubind_mock_arg(&pitchedDevPtr, sizeof(struct cudaPitchedPtr *));
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pitchedDevPtr, sizeof *pitchedDevPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1066,6 +1239,9 @@ MOCK_API cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChan
     cubind_mock_arg(&desc, sizeof(const struct cudaChannelFormatDesc *));
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array, sizeof *array);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1078,6 +1254,9 @@ MOCK_API cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArr
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
     cubind_mock_arg(&numLevels, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mipmappedArray, sizeof *mipmappedArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1088,6 +1267,9 @@ MOCK_API cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMip
     cubind_mock_arg(&levelArray, sizeof(cudaArray_t *));
     cubind_mock_arg(&mipmappedArray, sizeof(cudaMipmappedArray_const_t));
     cubind_mock_arg(&level, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(levelArray, sizeof *levelArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1131,6 +1313,10 @@ MOCK_API cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
     cubind_mock_begin("cudaMemGetInfo", __builtin_return_address(0));
     cubind_mock_arg(&free, sizeof(size_t *));
     cubind_mock_arg(&total, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(free, sizeof *free);
+        cubind_mock_zero(total, sizeof *total);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1142,6 +1328,11 @@ MOCK_API cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct
     cubind_mock_arg(&extent, sizeof(struct cudaExtent *));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(desc, sizeof *desc);
+        cubind_mock_zero(extent, sizeof *extent);
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1152,6 +1343,9 @@ MOCK_API cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hAr
     cubind_mock_arg(&pPlaneArray, sizeof(cudaArray_t *));
     cubind_mock_arg(&hArray, sizeof(cudaArray_t));
     cubind_mock_arg(&planeIdx, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pPlaneArray, sizeof *pPlaneArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1162,6 +1356,9 @@ MOCK_API cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequir
     cubind_mock_arg(&memoryRequirements, sizeof(struct cudaArrayMemoryRequirements *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1172,6 +1369,9 @@ MOCK_API cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMem
     cubind_mock_arg(&memoryRequirements, sizeof(struct cudaArrayMemoryRequirements *));
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1181,6 +1381,9 @@ MOCK_API cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperti
     cubind_mock_begin("cudaArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(struct cudaArraySparseProperties *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1190,6 +1393,9 @@ MOCK_API cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySpars
     cubind_mock_begin("cudaMipmappedArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(struct cudaArraySparseProperties *));
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1499,6 +1705,9 @@ MOCK_API cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
     cubind_mock_begin("cudaGetSymbolAddress", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&symbol, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1508,6 +1717,9 @@ MOCK_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
     cubind_mock_begin("cudaGetSymbolSize", __builtin_return_address(0));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&symbol, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1601,6 +1813,11 @@ MOCK_API cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, e
     cubind_mock_arg(&numAttributes, sizeof(size_t));
     cubind_mock_arg(&devPtr, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(data, sizeof *data);
+        cubind_mock_zero(dataSizes, sizeof *dataSizes);
+        cubind_mock_zero(attributes, sizeof *attributes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1680,6 +1897,9 @@ MOCK_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hS
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1738,6 +1958,10 @@ MOCK_API cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMe
     cubind_mock_arg(&flags, sizeof(enum cudaMemAccessFlags *));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+        cubind_mock_zero(location, sizeof *location);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1800,6 +2024,9 @@ MOCK_API cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPoo
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptr, sizeof *ptr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1822,6 +2049,9 @@ MOCK_API cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool
     cubind_mock_arg(&shareableHandle, sizeof(void *));
     cubind_mock_arg(&handleType, sizeof(enum cudaMemAllocationHandleType));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memPool, sizeof *memPool);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1831,6 +2061,9 @@ MOCK_API cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *e
     cubind_mock_begin("cudaMemPoolExportPointer", __builtin_return_address(0));
     cubind_mock_arg(&exportData, sizeof(struct cudaMemPoolPtrExportData *));
     cubind_mock_arg(&ptr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(exportData, sizeof *exportData);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1841,6 +2074,10 @@ MOCK_API cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool,
     cubind_mock_arg(&ptr, sizeof(void **));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&exportData, sizeof(struct cudaMemPoolPtrExportData *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptr, sizeof *ptr);
+        cubind_mock_zero(exportData, sizeof *exportData);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1861,6 +2098,9 @@ MOCK_API cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int
     cubind_mock_arg(&canAccessPeer, sizeof(int *));
     cubind_mock_arg(&device, sizeof(int));
     cubind_mock_arg(&peerDevice, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(canAccessPeer, sizeof *canAccessPeer);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1905,6 +2145,9 @@ MOCK_API cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t 
     cubind_mock_arg(&count, sizeof(int));
     cubind_mock_arg(&resources, sizeof(cudaGraphicsResource_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resources, sizeof *resources);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1915,6 +2158,9 @@ MOCK_API cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_
     cubind_mock_arg(&count, sizeof(int));
     cubind_mock_arg(&resources, sizeof(cudaGraphicsResource_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resources, sizeof *resources);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1925,6 +2171,10 @@ MOCK_API cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t 
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1936,6 +2186,9 @@ MOCK_API cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, c
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
     cubind_mock_arg(&arrayIndex, sizeof(unsigned int));
     cubind_mock_arg(&mipLevel, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array, sizeof *array);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1945,6 +2198,9 @@ MOCK_API cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedAr
     cubind_mock_begin("cudaGraphicsResourceGetMappedMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&mipmappedArray, sizeof(cudaMipmappedArray_t *));
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mipmappedArray, sizeof *mipmappedArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1954,6 +2210,9 @@ MOCK_API cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cuda
     cubind_mock_begin("cudaGetChannelDesc", __builtin_return_address(0));
     cubind_mock_arg(&desc, sizeof(struct cudaChannelFormatDesc *));
     cubind_mock_arg(&array, sizeof(cudaArray_const_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(desc, sizeof *desc);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2010,6 +2269,9 @@ MOCK_API cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTe
     cubind_mock_begin("cudaGetTextureObjectTextureDesc", __builtin_return_address(0));
     cubind_mock_arg(&pTexDesc, sizeof(struct cudaTextureDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pTexDesc, sizeof *pTexDesc);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2056,6 +2318,9 @@ MOCK_API cudaError_t cudaDriverGetVersion(int *driverVersion)
 {
     cubind_mock_begin("cudaDriverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&driverVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(driverVersion, sizeof *driverVersion);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2063,6 +2328,9 @@ MOCK_API cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 {
     cubind_mock_begin("cudaRuntimeGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&runtimeVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(runtimeVersion, sizeof *runtimeVersion);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcudart reports it (encoded) */
         long long mock_value = 0;
@@ -2137,6 +2405,9 @@ MOCK_API cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
     cubind_mock_begin("cudaGraphCreate", __builtin_return_address(0));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraph, sizeof *pGraph);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2149,6 +2420,9 @@ MOCK_API cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGra
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaKernelNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2158,6 +2432,9 @@ MOCK_API cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct c
     cubind_mock_begin("cudaGraphKernelNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaKernelNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pNodeParams, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2186,6 +2463,9 @@ MOCK_API cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cuda
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&attr, sizeof(cudaLaunchAttributeID));
     cubind_mock_arg(&value_out, sizeof(cudaLaunchAttributeValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value_out, sizeof *value_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2208,6 +2488,9 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGra
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pCopyParams, sizeof(const struct cudaMemcpy3DParms *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2224,6 +2507,9 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode,
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&offset, sizeof(size_t));
     cubind_mock_arg(&kind, sizeof(enum cudaMemcpyKind));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2240,6 +2526,9 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNod
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&offset, sizeof(size_t));
     cubind_mock_arg(&kind, sizeof(enum cudaMemcpyKind));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2255,6 +2544,9 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaG
     cubind_mock_arg(&src, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&kind, sizeof(enum cudaMemcpyKind));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2264,6 +2556,9 @@ MOCK_API cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct c
     cubind_mock_begin("cudaGraphMemcpyNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaMemcpy3DParms *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pNodeParams, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2323,6 +2618,9 @@ MOCK_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGra
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pMemsetParams, sizeof(const struct cudaMemsetParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2332,6 +2630,9 @@ MOCK_API cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct c
     cubind_mock_begin("cudaGraphMemsetNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaMemsetParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pNodeParams, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2353,6 +2654,9 @@ MOCK_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaHostNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2362,6 +2666,9 @@ MOCK_API cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cud
     cubind_mock_begin("cudaGraphHostNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaHostNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pNodeParams, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2383,6 +2690,9 @@ MOCK_API cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cud
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&childGraph, sizeof(cudaGraph_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2392,6 +2702,9 @@ MOCK_API cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaG
     cubind_mock_begin("cudaGraphChildGraphNodeGetGraph", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraph, sizeof *pGraph);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2403,6 +2716,9 @@ MOCK_API cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGrap
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2415,6 +2731,9 @@ MOCK_API cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cu
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2424,6 +2743,9 @@ MOCK_API cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cuda
     cubind_mock_begin("cudaGraphEventRecordNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event_out, sizeof(cudaEvent_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event_out, sizeof *event_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2445,6 +2767,9 @@ MOCK_API cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cuda
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2454,6 +2779,9 @@ MOCK_API cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEv
     cubind_mock_begin("cudaGraphEventWaitNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event_out, sizeof(cudaEvent_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event_out, sizeof *event_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2475,6 +2803,9 @@ MOCK_API cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *p
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const struct cudaExternalSemaphoreSignalNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2484,6 +2815,9 @@ MOCK_API cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNod
     cubind_mock_begin("cudaGraphExternalSemaphoresSignalNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaExternalSemaphoreSignalNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params_out, sizeof *params_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2505,6 +2839,9 @@ MOCK_API cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGr
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const struct cudaExternalSemaphoreWaitNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2514,6 +2851,9 @@ MOCK_API cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_
     cubind_mock_begin("cudaGraphExternalSemaphoresWaitNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaExternalSemaphoreWaitNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params_out, sizeof *params_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2558,6 +2898,9 @@ MOCK_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGr
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&dptr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2604,6 +2947,9 @@ MOCK_API cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t origin
     cubind_mock_begin("cudaGraphClone", __builtin_return_address(0));
     cubind_mock_arg(&pGraphClone, sizeof(cudaGraph_t *));
     cubind_mock_arg(&originalGraph, sizeof(cudaGraph_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphClone, sizeof *pGraphClone);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2614,6 +2960,9 @@ MOCK_API cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphN
     cubind_mock_arg(&pNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&originalNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&clonedGraph, sizeof(cudaGraph_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pNode, sizeof *pNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2623,6 +2972,9 @@ MOCK_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNo
     cubind_mock_begin("cudaGraphNodeGetType", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pType, sizeof(enum cudaGraphNodeType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pType, sizeof *pType);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2633,6 +2985,10 @@ MOCK_API cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&nodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&numNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodes, sizeof *nodes);
+        cubind_mock_zero(numNodes, sizeof *numNodes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2643,6 +2999,10 @@ MOCK_API cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *p
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pRootNodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&pNumRootNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pRootNodes, sizeof *pRootNodes);
+        cubind_mock_zero(pNumRootNodes, sizeof *pNumRootNodes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2655,6 +3015,12 @@ MOCK_API cudaError_t cudaGraphGetEdges_v2(cudaGraph_t graph, cudaGraphNode_t *fr
     cubind_mock_arg(&to, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
     cubind_mock_arg(&numEdges, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(from, sizeof *from);
+        cubind_mock_zero(to, sizeof *to);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(numEdges, sizeof *numEdges);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2666,6 +3032,11 @@ MOCK_API cudaError_t cudaGraphNodeGetDependencies_v2(cudaGraphNode_t node, cudaG
     cubind_mock_arg(&pDependencies, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
     cubind_mock_arg(&pNumDependencies, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pDependencies, sizeof *pDependencies);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(pNumDependencies, sizeof *pNumDependencies);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2677,6 +3048,11 @@ MOCK_API cudaError_t cudaGraphNodeGetDependentNodes_v2(cudaGraphNode_t node, cud
     cubind_mock_arg(&pDependentNodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
     cubind_mock_arg(&pNumDependentNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pDependentNodes, sizeof *pDependentNodes);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(pNumDependentNodes, sizeof *pNumDependentNodes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2719,6 +3095,9 @@ MOCK_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph
     cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphExec, sizeof *pGraphExec);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2729,6 +3108,9 @@ MOCK_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, 
     cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphExec, sizeof *pGraphExec);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2739,6 +3121,10 @@ MOCK_API cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec,
     cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&instantiateParams, sizeof(cudaGraphInstantiateParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphExec, sizeof *pGraphExec);
+        cubind_mock_zero(instantiateParams, sizeof *instantiateParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2748,6 +3134,9 @@ MOCK_API cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned l
     cubind_mock_begin("cudaGraphExecGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&graphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2899,6 +3288,9 @@ MOCK_API cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGra
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(isEnabled, sizeof *isEnabled);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2909,6 +3301,9 @@ MOCK_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&hGraph, sizeof(cudaGraph_t));
     cubind_mock_arg(&resultInfo, sizeof(cudaGraphExecUpdateResultInfo *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resultInfo, sizeof *resultInfo);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2965,6 +3360,9 @@ MOCK_API cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *pt
     cubind_mock_arg(&destroy, sizeof(cudaHostFn_t));
     cubind_mock_arg(&initialRefcount, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(object_out, sizeof *object_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3050,6 +3448,9 @@ MOCK_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&defaultLaunchValue, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle_out, sizeof *pHandle_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3061,6 +3462,10 @@ MOCK_API cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
     cubind_mock_arg(&funcPtr, sizeof(void **));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&driverStatus, sizeof(enum cudaDriverEntryPointQueryResult *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(funcPtr, sizeof *funcPtr);
+        cubind_mock_zero(driverStatus, sizeof *driverStatus);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3073,6 +3478,10 @@ MOCK_API cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void *
     cubind_mock_arg(&cudaVersion, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&driverStatus, sizeof(enum cudaDriverEntryPointQueryResult *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(funcPtr, sizeof *funcPtr);
+        cubind_mock_zero(driverStatus, sizeof *driverStatus);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3202,6 +3611,9 @@ MOCK_API cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUU
     cubind_mock_begin("cudaGetExportTable", __builtin_return_address(0));
     cubind_mock_arg(&ppExportTable, sizeof(const void **));
     cubind_mock_arg(&pExportTableId, sizeof(const cudaUUID_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ppExportTable, sizeof *ppExportTable);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3211,6 +3623,9 @@ MOCK_API cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void
     cubind_mock_begin("cudaGetFuncBySymbol", __builtin_return_address(0));
     cubind_mock_arg(&functionPtr, sizeof(cudaFunction_t *));
     cubind_mock_arg(&symbolPtr, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(functionPtr, sizeof *functionPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3220,6 +3635,9 @@ MOCK_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFun
     cubind_mock_begin("cudaGetKernel", __builtin_return_address(0));
     cubind_mock_arg(&kernelPtr, sizeof(cudaKernel_t *));
     cubind_mock_arg(&entryFuncAddr, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(kernelPtr, sizeof *kernelPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif

@@ -45,6 +45,9 @@ MOCK_API cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
     cubind_mock_begin("cudaDeviceGetLimit", __builtin_return_address(0));
     cubind_mock_arg(&pValue, sizeof(size_t *));
     cubind_mock_arg(&limit, sizeof(enum cudaLimit));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pValue, sizeof *pValue);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -55,6 +58,9 @@ MOCK_API cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElem
     cubind_mock_arg(&maxWidthInElements, sizeof(size_t *));
     cubind_mock_arg(&fmtDesc, sizeof(const struct cudaChannelFormatDesc *));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(maxWidthInElements, sizeof *maxWidthInElements);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -63,6 +69,9 @@ MOCK_API cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 {
     cubind_mock_begin("cudaDeviceGetCacheConfig", __builtin_return_address(0));
     cubind_mock_arg(&pCacheConfig, sizeof(enum cudaFuncCache *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pCacheConfig, sizeof *pCacheConfig);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -72,6 +81,10 @@ MOCK_API cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *g
     cubind_mock_begin("cudaDeviceGetStreamPriorityRange", __builtin_return_address(0));
     cubind_mock_arg(&leastPriority, sizeof(int *));
     cubind_mock_arg(&greatestPriority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(leastPriority, sizeof *leastPriority);
+        cubind_mock_zero(greatestPriority, sizeof *greatestPriority);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -89,6 +102,9 @@ MOCK_API cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
     cubind_mock_begin("cudaDeviceGetByPCIBusId", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
     cubind_mock_arg(&pciBusId, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -99,6 +115,9 @@ MOCK_API cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
     cubind_mock_arg(&pciBusId, sizeof(char *));
     cubind_mock_arg(&len, sizeof(int));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pciBusId, sizeof *pciBusId);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -108,6 +127,9 @@ MOCK_API cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t *handle, cudaEve
     cubind_mock_begin("cudaIpcGetEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudaIpcEventHandle_t *));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -117,6 +139,9 @@ MOCK_API cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event, cudaIpcEventHand
     cubind_mock_begin("cudaIpcOpenEventHandle", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
     cubind_mock_arg(&handle, sizeof(cudaIpcEventHandle_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event, sizeof *event);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -126,6 +151,9 @@ MOCK_API cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t *handle, void *devPt
     cubind_mock_begin("cudaIpcGetMemHandle", __builtin_return_address(0));
     cubind_mock_arg(&handle, sizeof(cudaIpcMemHandle_t *));
     cubind_mock_arg(&devPtr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(handle, sizeof *handle);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -136,6 +164,9 @@ MOCK_API cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t hand
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&handle, sizeof(cudaIpcMemHandle_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -164,6 +195,9 @@ MOCK_API cudaError_t cudaDeviceRegisterAsyncNotification(int device, cudaAsyncCa
     cubind_mock_arg(&callbackFunc, sizeof(cudaAsyncCallback));
     cubind_mock_arg(&userData, sizeof(void *));
     cubind_mock_arg(&callback, sizeof(cudaAsyncCallbackHandle_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(callback, sizeof *callback);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -181,6 +215,9 @@ MOCK_API cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pCon
 {
     cubind_mock_begin("cudaDeviceGetSharedMemConfig", __builtin_return_address(0));
     cubind_mock_arg(&pConfig, sizeof(enum cudaSharedMemConfig *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pConfig, sizeof *pConfig);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -227,6 +264,9 @@ MOCK_API cudaError_t cudaGetDeviceCount(int *count)
 {
     cubind_mock_begin("cudaGetDeviceCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -236,6 +276,9 @@ MOCK_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int de
     cubind_mock_begin("cudaGetDeviceProperties", __builtin_return_address(0));
     cubind_mock_arg(&prop, sizeof(struct cudaDeviceProp *));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(prop, sizeof *prop);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -246,6 +289,9 @@ MOCK_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr
     cubind_mock_arg(&value, sizeof(int *));
     cubind_mock_arg(&attr, sizeof(enum cudaDeviceAttr));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -257,6 +303,9 @@ MOCK_API cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilit
     cubind_mock_arg(&operations, sizeof(const enum cudaAtomicOperation *));
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(capabilities, sizeof *capabilities);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -266,6 +315,9 @@ MOCK_API cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int dev
     cubind_mock_begin("cudaDeviceGetDefaultMemPool", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memPool, sizeof *memPool);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -284,6 +336,9 @@ MOCK_API cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
     cubind_mock_begin("cudaDeviceGetMemPool", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memPool, sizeof *memPool);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -305,6 +360,9 @@ MOCK_API cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAtt
     cubind_mock_arg(&attr, sizeof(enum cudaDeviceP2PAttr));
     cubind_mock_arg(&srcDevice, sizeof(int));
     cubind_mock_arg(&dstDevice, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value, sizeof *value);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -317,6 +375,9 @@ MOCK_API cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabiliti
     cubind_mock_arg(&count, sizeof(unsigned int));
     cubind_mock_arg(&srcDevice, sizeof(int));
     cubind_mock_arg(&dstDevice, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(capabilities, sizeof *capabilities);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -326,6 +387,9 @@ MOCK_API cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *
     cubind_mock_begin("cudaChooseDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
     cubind_mock_arg(&prop, sizeof(const struct cudaDeviceProp *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -352,6 +416,9 @@ MOCK_API cudaError_t cudaGetDevice(int *device)
 {
     cubind_mock_begin("cudaGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&device, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -361,6 +428,9 @@ MOCK_API cudaError_t cudaSetValidDevices(int *device_arr, int len)
     cubind_mock_begin("cudaSetValidDevices", __builtin_return_address(0));
     cubind_mock_arg(&device_arr, sizeof(int *));
     cubind_mock_arg(&len, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device_arr, sizeof *device_arr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -377,6 +447,9 @@ MOCK_API cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 {
     cubind_mock_begin("cudaGetDeviceFlags", __builtin_return_address(0));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -385,6 +458,9 @@ MOCK_API cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 {
     cubind_mock_begin("cudaStreamCreate", __builtin_return_address(0));
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pStream, sizeof *pStream);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -394,6 +470,9 @@ MOCK_API cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned i
     cubind_mock_begin("cudaStreamCreateWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pStream, sizeof *pStream);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -404,6 +483,9 @@ MOCK_API cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigne
     cubind_mock_arg(&pStream, sizeof(cudaStream_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
     cubind_mock_arg(&priority, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pStream, sizeof *pStream);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -413,6 +495,9 @@ MOCK_API cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
     cubind_mock_begin("cudaStreamGetPriority", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&priority, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(priority, sizeof *priority);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -422,6 +507,9 @@ MOCK_API cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flag
     cubind_mock_begin("cudaStreamGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -431,6 +519,9 @@ MOCK_API cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *s
     cubind_mock_begin("cudaStreamGetId", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&streamId, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(streamId, sizeof *streamId);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -440,6 +531,9 @@ MOCK_API cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)
     cubind_mock_begin("cudaStreamGetDevice", __builtin_return_address(0));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&device, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(device, sizeof *device);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -466,6 +560,9 @@ MOCK_API cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttr
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
     cubind_mock_arg(&attr, sizeof(cudaLaunchAttributeID));
     cubind_mock_arg(&value_out, sizeof(cudaLaunchAttributeValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value_out, sizeof *value_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -562,6 +659,9 @@ MOCK_API cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureM
 {
     cubind_mock_begin("cudaThreadExchangeStreamCaptureMode", __builtin_return_address(0));
     cubind_mock_arg(&mode, sizeof(enum cudaStreamCaptureMode *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mode, sizeof *mode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -571,6 +671,9 @@ MOCK_API cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGra
     cubind_mock_begin("cudaStreamEndCapture", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraph, sizeof *pGraph);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -580,6 +683,9 @@ MOCK_API cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamC
     cubind_mock_begin("cudaStreamIsCapturing", __builtin_return_address(0));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
     cubind_mock_arg(&pCaptureStatus, sizeof(enum cudaStreamCaptureStatus *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pCaptureStatus, sizeof *pCaptureStatus);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -594,6 +700,14 @@ MOCK_API cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStre
     cubind_mock_arg(&dependencies_out, sizeof(const cudaGraphNode_t **));
     cubind_mock_arg(&edgeData_out, sizeof(const cudaGraphEdgeData **));
     cubind_mock_arg(&numDependencies_out, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(captureStatus_out, sizeof *captureStatus_out);
+        cubind_mock_zero(id_out, sizeof *id_out);
+        cubind_mock_zero(graph_out, sizeof *graph_out);
+        cubind_mock_zero(dependencies_out, sizeof *dependencies_out);
+        cubind_mock_zero(edgeData_out, sizeof *edgeData_out);
+        cubind_mock_zero(numDependencies_out, sizeof *numDependencies_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -606,6 +720,9 @@ MOCK_API cudaError_t cudaStreamUpdateCaptureDependencies(cudaStream_t stream, cu
     cubind_mock_arg(&dependencyData, sizeof(const cudaGraphEdgeData *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dependencies, sizeof *dependencies);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -614,6 +731,9 @@ MOCK_API cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
     cubind_mock_begin("cudaEventCreate", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event, sizeof *event);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -623,6 +743,9 @@ MOCK_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int f
     cubind_mock_begin("cudaEventCreateWithFlags", __builtin_return_address(0));
     cubind_mock_arg(&event, sizeof(cudaEvent_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event, sizeof *event);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -676,6 +799,9 @@ MOCK_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEven
     cubind_mock_arg(&ms, sizeof(float *));
     cubind_mock_arg(&start, sizeof(cudaEvent_t));
     cubind_mock_arg(&end, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ms, sizeof *ms);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -685,6 +811,9 @@ MOCK_API cudaError_t cudaImportExternalMemory(cudaExternalMemory_t *extMem_out, 
     cubind_mock_begin("cudaImportExternalMemory", __builtin_return_address(0));
     cubind_mock_arg(&extMem_out, sizeof(cudaExternalMemory_t *));
     cubind_mock_arg(&memHandleDesc, sizeof(const struct cudaExternalMemoryHandleDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(extMem_out, sizeof *extMem_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -695,6 +824,9 @@ MOCK_API cudaError_t cudaExternalMemoryGetMappedBuffer(void **devPtr, cudaExtern
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&extMem, sizeof(cudaExternalMemory_t));
     cubind_mock_arg(&bufferDesc, sizeof(const struct cudaExternalMemoryBufferDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -705,6 +837,9 @@ MOCK_API cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArra
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t *));
     cubind_mock_arg(&extMem, sizeof(cudaExternalMemory_t));
     cubind_mock_arg(&mipmapDesc, sizeof(const struct cudaExternalMemoryMipmappedArrayDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mipmap, sizeof *mipmap);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -722,6 +857,9 @@ MOCK_API cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t *extSem
     cubind_mock_begin("cudaImportExternalSemaphore", __builtin_return_address(0));
     cubind_mock_arg(&extSem_out, sizeof(cudaExternalSemaphore_t *));
     cubind_mock_arg(&semHandleDesc, sizeof(const struct cudaExternalSemaphoreHandleDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(extSem_out, sizeof *extSem_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -765,6 +903,9 @@ MOCK_API cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 block
     cubind_mock_arg(&args, sizeof(void **));
     cubind_mock_arg(&sharedMem, sizeof(size_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(args, sizeof *args);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -775,6 +916,9 @@ MOCK_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const
     cubind_mock_arg(&config, sizeof(const cudaLaunchConfig_t *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&args, sizeof(void **));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(args, sizeof *args);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -788,6 +932,9 @@ MOCK_API cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
     cubind_mock_arg(&args, sizeof(void **));
     cubind_mock_arg(&sharedMem, sizeof(size_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(args, sizeof *args);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -806,6 +953,9 @@ MOCK_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, cons
     cubind_mock_begin("cudaFuncGetAttributes", __builtin_return_address(0));
     cubind_mock_arg(&attr, sizeof(struct cudaFuncAttributes *));
     cubind_mock_arg(&func, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(attr, sizeof *attr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -825,6 +975,9 @@ MOCK_API cudaError_t cudaFuncGetName(const char **name, const void *func)
     cubind_mock_begin("cudaFuncGetName", __builtin_return_address(0));
     cubind_mock_arg(&name, sizeof(const char **));
     cubind_mock_arg(&func, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(name, sizeof *name);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -836,6 +989,10 @@ MOCK_API cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex, s
     cubind_mock_arg(&paramIndex, sizeof(size_t));
     cubind_mock_arg(&paramOffset, sizeof(size_t *));
     cubind_mock_arg(&paramSize, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(paramOffset, sizeof *paramOffset);
+        cubind_mock_zero(paramSize, sizeof *paramSize);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -866,6 +1023,9 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlock
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -877,6 +1037,9 @@ MOCK_API cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSm
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&numBlocks, sizeof(int));
     cubind_mock_arg(&blockSize, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dynamicSmemSize, sizeof *dynamicSmemSize);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -889,6 +1052,9 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int 
     cubind_mock_arg(&blockSize, sizeof(int));
     cubind_mock_arg(&dynamicSMemSize, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numBlocks, sizeof *numBlocks);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -899,6 +1065,9 @@ MOCK_API cudaError_t cudaOccupancyMaxPotentialClusterSize(int *clusterSize, cons
     cubind_mock_arg(&clusterSize, sizeof(int *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&launchConfig, sizeof(const cudaLaunchConfig_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(clusterSize, sizeof *clusterSize);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -909,6 +1078,9 @@ MOCK_API cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void
     cubind_mock_arg(&numClusters, sizeof(int *));
     cubind_mock_arg(&func, sizeof(const void *));
     cubind_mock_arg(&launchConfig, sizeof(const cudaLaunchConfig_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(numClusters, sizeof *numClusters);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -919,6 +1091,9 @@ MOCK_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int 
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -928,6 +1103,9 @@ MOCK_API cudaError_t cudaMalloc(void **devPtr, size_t size)
     cubind_mock_begin("cudaMalloc", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -937,6 +1115,9 @@ MOCK_API cudaError_t cudaMallocHost(void **ptr, size_t size)
     cubind_mock_begin("cudaMallocHost", __builtin_return_address(0));
     cubind_mock_arg(&ptr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptr, sizeof *ptr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -948,6 +1129,10 @@ MOCK_API cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
     cubind_mock_arg(&pitch, sizeof(size_t *));
     cubind_mock_arg(&width, sizeof(size_t));
     cubind_mock_arg(&height, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+        cubind_mock_zero(pitch, sizeof *pitch);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -960,6 +1145,9 @@ MOCK_API cudaError_t cudaMallocArray(cudaArray_t *array, const struct cudaChanne
     cubind_mock_arg(&width, sizeof(size_t));
     cubind_mock_arg(&height, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array, sizeof *array);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1002,6 +1190,9 @@ MOCK_API cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags
     cubind_mock_arg(&pHost, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHost, sizeof *pHost);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1030,6 +1221,9 @@ MOCK_API cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsig
     cubind_mock_arg(&pDevice, sizeof(void **));
     cubind_mock_arg(&pHost, sizeof(void *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pDevice, sizeof *pDevice);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1039,6 +1233,9 @@ MOCK_API cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
     cubind_mock_begin("cudaHostGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&pFlags, sizeof(unsigned int *));
     cubind_mock_arg(&pHost, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pFlags, sizeof *pFlags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1048,6 +1245,9 @@ MOCK_API cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr, struct c
     cubind_mock_begin("cudaMalloc3D", __builtin_return_address(0));
     cubind_mock_arg(&pitchedDevPtr, sizeof(struct cudaPitchedPtr *));
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pitchedDevPtr, sizeof *pitchedDevPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1059,6 +1259,9 @@ MOCK_API cudaError_t cudaMalloc3DArray(cudaArray_t *array, const struct cudaChan
     cubind_mock_arg(&desc, sizeof(const struct cudaChannelFormatDesc *));
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array, sizeof *array);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1071,6 +1274,9 @@ MOCK_API cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArr
     cubind_mock_arg(&extent, sizeof(struct cudaExtent));
     cubind_mock_arg(&numLevels, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mipmappedArray, sizeof *mipmappedArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1081,6 +1287,9 @@ MOCK_API cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray, cudaMip
     cubind_mock_arg(&levelArray, sizeof(cudaArray_t *));
     cubind_mock_arg(&mipmappedArray, sizeof(cudaMipmappedArray_const_t));
     cubind_mock_arg(&level, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(levelArray, sizeof *levelArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1124,6 +1333,10 @@ MOCK_API cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
     cubind_mock_begin("cudaMemGetInfo", __builtin_return_address(0));
     cubind_mock_arg(&free, sizeof(size_t *));
     cubind_mock_arg(&total, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(free, sizeof *free);
+        cubind_mock_zero(total, sizeof *total);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1135,6 +1348,11 @@ MOCK_API cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc, struct
     cubind_mock_arg(&extent, sizeof(struct cudaExtent *));
     cubind_mock_arg(&flags, sizeof(unsigned int *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(desc, sizeof *desc);
+        cubind_mock_zero(extent, sizeof *extent);
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1145,6 +1363,9 @@ MOCK_API cudaError_t cudaArrayGetPlane(cudaArray_t *pPlaneArray, cudaArray_t hAr
     cubind_mock_arg(&pPlaneArray, sizeof(cudaArray_t *));
     cubind_mock_arg(&hArray, sizeof(cudaArray_t));
     cubind_mock_arg(&planeIdx, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pPlaneArray, sizeof *pPlaneArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1155,6 +1376,9 @@ MOCK_API cudaError_t cudaArrayGetMemoryRequirements(struct cudaArrayMemoryRequir
     cubind_mock_arg(&memoryRequirements, sizeof(struct cudaArrayMemoryRequirements *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1165,6 +1389,9 @@ MOCK_API cudaError_t cudaMipmappedArrayGetMemoryRequirements(struct cudaArrayMem
     cubind_mock_arg(&memoryRequirements, sizeof(struct cudaArrayMemoryRequirements *));
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t));
     cubind_mock_arg(&device, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memoryRequirements, sizeof *memoryRequirements);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1174,6 +1401,9 @@ MOCK_API cudaError_t cudaArrayGetSparseProperties(struct cudaArraySparseProperti
     cubind_mock_begin("cudaArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(struct cudaArraySparseProperties *));
     cubind_mock_arg(&array, sizeof(cudaArray_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1183,6 +1413,9 @@ MOCK_API cudaError_t cudaMipmappedArrayGetSparseProperties(struct cudaArraySpars
     cubind_mock_begin("cudaMipmappedArrayGetSparseProperties", __builtin_return_address(0));
     cubind_mock_arg(&sparseProperties, sizeof(struct cudaArraySparseProperties *));
     cubind_mock_arg(&mipmap, sizeof(cudaMipmappedArray_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(sparseProperties, sizeof *sparseProperties);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1330,6 +1563,10 @@ MOCK_API cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *
     cubind_mock_arg(&attrsIdxs, sizeof(size_t *));
     cubind_mock_arg(&numAttrs, sizeof(size_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(attrs, sizeof *attrs);
+        cubind_mock_zero(attrsIdxs, sizeof *attrsIdxs);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1341,6 +1578,9 @@ MOCK_API cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBa
     cubind_mock_arg(&opList, sizeof(struct cudaMemcpy3DBatchOp *));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(opList, sizeof *opList);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1490,6 +1730,9 @@ MOCK_API cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
     cubind_mock_begin("cudaGetSymbolAddress", __builtin_return_address(0));
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&symbol, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1499,6 +1742,9 @@ MOCK_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
     cubind_mock_begin("cudaGetSymbolSize", __builtin_return_address(0));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&symbol, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1526,6 +1772,12 @@ MOCK_API cudaError_t cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size
     cubind_mock_arg(&numPrefetchLocs, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptrs, sizeof *dptrs);
+        cubind_mock_zero(sizes, sizeof *sizes);
+        cubind_mock_zero(prefetchLocs, sizeof *prefetchLocs);
+        cubind_mock_zero(prefetchLocIdxs, sizeof *prefetchLocIdxs);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1538,6 +1790,10 @@ MOCK_API cudaError_t cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptrs, sizeof *dptrs);
+        cubind_mock_zero(sizes, sizeof *sizes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1553,6 +1809,12 @@ MOCK_API cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *s
     cubind_mock_arg(&numPrefetchLocs, sizeof(size_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptrs, sizeof *dptrs);
+        cubind_mock_zero(sizes, sizeof *sizes);
+        cubind_mock_zero(prefetchLocs, sizeof *prefetchLocs);
+        cubind_mock_zero(prefetchLocIdxs, sizeof *prefetchLocIdxs);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1589,6 +1851,11 @@ MOCK_API cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, e
     cubind_mock_arg(&numAttributes, sizeof(size_t));
     cubind_mock_arg(&devPtr, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(data, sizeof *data);
+        cubind_mock_zero(dataSizes, sizeof *dataSizes);
+        cubind_mock_zero(attributes, sizeof *attributes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1668,6 +1935,9 @@ MOCK_API cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hS
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&hStream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1726,6 +1996,10 @@ MOCK_API cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMe
     cubind_mock_arg(&flags, sizeof(enum cudaMemAccessFlags *));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+        cubind_mock_zero(location, sizeof *location);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1735,6 +2009,9 @@ MOCK_API cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cuda
     cubind_mock_begin("cudaMemPoolCreate", __builtin_return_address(0));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&poolProps, sizeof(const struct cudaMemPoolProps *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memPool, sizeof *memPool);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1753,6 +2030,10 @@ MOCK_API cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cud
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation *));
     cubind_mock_arg(&type, sizeof(enum cudaMemAllocationType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memPool, sizeof *memPool);
+        cubind_mock_zero(location, sizeof *location);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1763,6 +2044,10 @@ MOCK_API cudaError_t cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLoc
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t *));
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation *));
     cubind_mock_arg(&type, sizeof(enum cudaMemAllocationType));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memPool, sizeof *memPool);
+        cubind_mock_zero(location, sizeof *location);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1773,6 +2058,9 @@ MOCK_API cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location, enum cu
     cubind_mock_arg(&location, sizeof(struct cudaMemLocation *));
     cubind_mock_arg(&type, sizeof(enum cudaMemAllocationType));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(location, sizeof *location);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1784,6 +2072,9 @@ MOCK_API cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPoo
     cubind_mock_arg(&size, sizeof(size_t));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptr, sizeof *ptr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1806,6 +2097,9 @@ MOCK_API cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool
     cubind_mock_arg(&shareableHandle, sizeof(void *));
     cubind_mock_arg(&handleType, sizeof(enum cudaMemAllocationHandleType));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(memPool, sizeof *memPool);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1815,6 +2109,9 @@ MOCK_API cudaError_t cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *e
     cubind_mock_begin("cudaMemPoolExportPointer", __builtin_return_address(0));
     cubind_mock_arg(&exportData, sizeof(struct cudaMemPoolPtrExportData *));
     cubind_mock_arg(&ptr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(exportData, sizeof *exportData);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1825,6 +2122,10 @@ MOCK_API cudaError_t cudaMemPoolImportPointer(void **ptr, cudaMemPool_t memPool,
     cubind_mock_arg(&ptr, sizeof(void **));
     cubind_mock_arg(&memPool, sizeof(cudaMemPool_t));
     cubind_mock_arg(&exportData, sizeof(struct cudaMemPoolPtrExportData *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ptr, sizeof *ptr);
+        cubind_mock_zero(exportData, sizeof *exportData);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1834,6 +2135,9 @@ MOCK_API cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attr
     cubind_mock_begin("cudaPointerGetAttributes", __builtin_return_address(0));
     cubind_mock_arg(&attributes, sizeof(struct cudaPointerAttributes *));
     cubind_mock_arg(&ptr, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(attributes, sizeof *attributes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1844,6 +2148,9 @@ MOCK_API cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int
     cubind_mock_arg(&canAccessPeer, sizeof(int *));
     cubind_mock_arg(&device, sizeof(int));
     cubind_mock_arg(&peerDevice, sizeof(int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(canAccessPeer, sizeof *canAccessPeer);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1888,6 +2195,9 @@ MOCK_API cudaError_t cudaGraphicsMapResources(int count, cudaGraphicsResource_t 
     cubind_mock_arg(&count, sizeof(int));
     cubind_mock_arg(&resources, sizeof(cudaGraphicsResource_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resources, sizeof *resources);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1898,6 +2208,9 @@ MOCK_API cudaError_t cudaGraphicsUnmapResources(int count, cudaGraphicsResource_
     cubind_mock_arg(&count, sizeof(int));
     cubind_mock_arg(&resources, sizeof(cudaGraphicsResource_t *));
     cubind_mock_arg(&stream, sizeof(cudaStream_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resources, sizeof *resources);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1908,6 +2221,10 @@ MOCK_API cudaError_t cudaGraphicsResourceGetMappedPointer(void **devPtr, size_t 
     cubind_mock_arg(&devPtr, sizeof(void **));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(devPtr, sizeof *devPtr);
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1919,6 +2236,9 @@ MOCK_API cudaError_t cudaGraphicsSubResourceGetMappedArray(cudaArray_t *array, c
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
     cubind_mock_arg(&arrayIndex, sizeof(unsigned int));
     cubind_mock_arg(&mipLevel, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(array, sizeof *array);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1928,6 +2248,9 @@ MOCK_API cudaError_t cudaGraphicsResourceGetMappedMipmappedArray(cudaMipmappedAr
     cubind_mock_begin("cudaGraphicsResourceGetMappedMipmappedArray", __builtin_return_address(0));
     cubind_mock_arg(&mipmappedArray, sizeof(cudaMipmappedArray_t *));
     cubind_mock_arg(&resource, sizeof(cudaGraphicsResource_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(mipmappedArray, sizeof *mipmappedArray);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1937,6 +2260,9 @@ MOCK_API cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc, cuda
     cubind_mock_begin("cudaGetChannelDesc", __builtin_return_address(0));
     cubind_mock_arg(&desc, sizeof(struct cudaChannelFormatDesc *));
     cubind_mock_arg(&array, sizeof(cudaArray_const_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(desc, sizeof *desc);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1964,6 +2290,9 @@ MOCK_API cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject, co
     cubind_mock_arg(&pResDesc, sizeof(const struct cudaResourceDesc *));
     cubind_mock_arg(&pTexDesc, sizeof(const struct cudaTextureDesc *));
     cubind_mock_arg(&pResViewDesc, sizeof(const struct cudaResourceViewDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pTexObject, sizeof *pTexObject);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1981,6 +2310,9 @@ MOCK_API cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *p
     cubind_mock_begin("cudaGetTextureObjectResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(struct cudaResourceDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pResDesc, sizeof *pResDesc);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -1990,6 +2322,9 @@ MOCK_API cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTe
     cubind_mock_begin("cudaGetTextureObjectTextureDesc", __builtin_return_address(0));
     cubind_mock_arg(&pTexDesc, sizeof(struct cudaTextureDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pTexDesc, sizeof *pTexDesc);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -1999,6 +2334,9 @@ MOCK_API cudaError_t cudaGetTextureObjectResourceViewDesc(struct cudaResourceVie
     cubind_mock_begin("cudaGetTextureObjectResourceViewDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResViewDesc, sizeof(struct cudaResourceViewDesc *));
     cubind_mock_arg(&texObject, sizeof(cudaTextureObject_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pResViewDesc, sizeof *pResViewDesc);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2008,6 +2346,9 @@ MOCK_API cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject, c
     cubind_mock_begin("cudaCreateSurfaceObject", __builtin_return_address(0));
     cubind_mock_arg(&pSurfObject, sizeof(cudaSurfaceObject_t *));
     cubind_mock_arg(&pResDesc, sizeof(const struct cudaResourceDesc *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pSurfObject, sizeof *pSurfObject);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2025,6 +2366,9 @@ MOCK_API cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *p
     cubind_mock_begin("cudaGetSurfaceObjectResourceDesc", __builtin_return_address(0));
     cubind_mock_arg(&pResDesc, sizeof(struct cudaResourceDesc *));
     cubind_mock_arg(&surfObject, sizeof(cudaSurfaceObject_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pResDesc, sizeof *pResDesc);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2033,6 +2377,9 @@ MOCK_API cudaError_t cudaDriverGetVersion(int *driverVersion)
 {
     cubind_mock_begin("cudaDriverGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&driverVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(driverVersion, sizeof *driverVersion);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2040,6 +2387,9 @@ MOCK_API cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 {
     cubind_mock_begin("cudaRuntimeGetVersion", __builtin_return_address(0));
     cubind_mock_arg(&runtimeVersion, sizeof(int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(runtimeVersion, sizeof *runtimeVersion);
+    }
     if (!cubind_mock_passthrough()) {
         /* the version in CUBIND_MOCK_VERSION, the way libcudart reports it (encoded) */
         long long mock_value = 0;
@@ -2062,6 +2412,9 @@ MOCK_API cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, v
     cubind_mock_arg(&callbackFunc, sizeof(cudaLogsCallback_t));
     cubind_mock_arg(&userData, sizeof(void *));
     cubind_mock_arg(&callback_out, sizeof(cudaLogsCallbackHandle *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(callback_out, sizeof *callback_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2079,6 +2432,9 @@ MOCK_API cudaError_t cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int
     cubind_mock_begin("cudaLogsCurrent", __builtin_return_address(0));
     cubind_mock_arg(&iterator_out, sizeof(cudaLogIterator *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(iterator_out, sizeof *iterator_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2089,6 +2445,9 @@ MOCK_API cudaError_t cudaLogsDumpToFile(cudaLogIterator *iterator, const char *p
     cubind_mock_arg(&iterator, sizeof(cudaLogIterator *));
     cubind_mock_arg(&pathToFile, sizeof(const char *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(iterator, sizeof *iterator);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2100,6 +2459,11 @@ MOCK_API cudaError_t cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffe
     cubind_mock_arg(&buffer, sizeof(char *));
     cubind_mock_arg(&size, sizeof(size_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(iterator, sizeof *iterator);
+        cubind_mock_zero(buffer, sizeof *buffer);
+        cubind_mock_zero(size, sizeof *size);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2109,6 +2473,9 @@ MOCK_API cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
     cubind_mock_begin("cudaGraphCreate", __builtin_return_address(0));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraph, sizeof *pGraph);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2121,6 +2488,9 @@ MOCK_API cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGra
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaKernelNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2130,6 +2500,9 @@ MOCK_API cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, struct c
     cubind_mock_begin("cudaGraphKernelNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaKernelNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pNodeParams, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2158,6 +2531,9 @@ MOCK_API cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cuda
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&attr, sizeof(cudaLaunchAttributeID));
     cubind_mock_arg(&value_out, sizeof(cudaLaunchAttributeValue *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(value_out, sizeof *value_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2180,6 +2556,9 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGra
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pCopyParams, sizeof(const struct cudaMemcpy3DParms *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2196,6 +2575,9 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode,
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&offset, sizeof(size_t));
     cubind_mock_arg(&kind, sizeof(enum cudaMemcpyKind));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2212,6 +2594,9 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNod
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&offset, sizeof(size_t));
     cubind_mock_arg(&kind, sizeof(enum cudaMemcpyKind));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2227,6 +2612,9 @@ MOCK_API cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaG
     cubind_mock_arg(&src, sizeof(const void *));
     cubind_mock_arg(&count, sizeof(size_t));
     cubind_mock_arg(&kind, sizeof(enum cudaMemcpyKind));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2236,6 +2624,9 @@ MOCK_API cudaError_t cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node, struct c
     cubind_mock_begin("cudaGraphMemcpyNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaMemcpy3DParms *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pNodeParams, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2295,6 +2686,9 @@ MOCK_API cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode, cudaGra
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pMemsetParams, sizeof(const struct cudaMemsetParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2304,6 +2698,9 @@ MOCK_API cudaError_t cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct c
     cubind_mock_begin("cudaGraphMemsetNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaMemsetParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pNodeParams, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2325,6 +2722,9 @@ MOCK_API cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode, cudaGraph
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&pNodeParams, sizeof(const struct cudaHostNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2334,6 +2734,9 @@ MOCK_API cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cud
     cubind_mock_begin("cudaGraphHostNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pNodeParams, sizeof(struct cudaHostNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pNodeParams, sizeof *pNodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2355,6 +2758,9 @@ MOCK_API cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cud
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&childGraph, sizeof(cudaGraph_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2364,6 +2770,9 @@ MOCK_API cudaError_t cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaG
     cubind_mock_begin("cudaGraphChildGraphNodeGetGraph", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pGraph, sizeof(cudaGraph_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraph, sizeof *pGraph);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2375,6 +2784,9 @@ MOCK_API cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *pGraphNode, cudaGrap
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2387,6 +2799,9 @@ MOCK_API cudaError_t cudaGraphAddEventRecordNode(cudaGraphNode_t *pGraphNode, cu
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2396,6 +2811,9 @@ MOCK_API cudaError_t cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cuda
     cubind_mock_begin("cudaGraphEventRecordNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event_out, sizeof(cudaEvent_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event_out, sizeof *event_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2417,6 +2835,9 @@ MOCK_API cudaError_t cudaGraphAddEventWaitNode(cudaGraphNode_t *pGraphNode, cuda
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&event, sizeof(cudaEvent_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2426,6 +2847,9 @@ MOCK_API cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEv
     cubind_mock_begin("cudaGraphEventWaitNodeGetEvent", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&event_out, sizeof(cudaEvent_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(event_out, sizeof *event_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2447,6 +2871,9 @@ MOCK_API cudaError_t cudaGraphAddExternalSemaphoresSignalNode(cudaGraphNode_t *p
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const struct cudaExternalSemaphoreSignalNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2456,6 +2883,9 @@ MOCK_API cudaError_t cudaGraphExternalSemaphoresSignalNodeGetParams(cudaGraphNod
     cubind_mock_begin("cudaGraphExternalSemaphoresSignalNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaExternalSemaphoreSignalNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params_out, sizeof *params_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2477,6 +2907,9 @@ MOCK_API cudaError_t cudaGraphAddExternalSemaphoresWaitNode(cudaGraphNode_t *pGr
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(const struct cudaExternalSemaphoreWaitNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2486,6 +2919,9 @@ MOCK_API cudaError_t cudaGraphExternalSemaphoresWaitNodeGetParams(cudaGraphNode_
     cubind_mock_begin("cudaGraphExternalSemaphoresWaitNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaExternalSemaphoreWaitNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params_out, sizeof *params_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2507,6 +2943,10 @@ MOCK_API cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaG
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(struct cudaMemAllocNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2516,6 +2956,9 @@ MOCK_API cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct
     cubind_mock_begin("cudaGraphMemAllocNodeGetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&params_out, sizeof(struct cudaMemAllocNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(params_out, sizeof *params_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2528,6 +2971,9 @@ MOCK_API cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode, cudaGr
     cubind_mock_arg(&pDependencies, sizeof(const cudaGraphNode_t *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&dptr, sizeof(void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2574,6 +3020,9 @@ MOCK_API cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone, cudaGraph_t origin
     cubind_mock_begin("cudaGraphClone", __builtin_return_address(0));
     cubind_mock_arg(&pGraphClone, sizeof(cudaGraph_t *));
     cubind_mock_arg(&originalGraph, sizeof(cudaGraph_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphClone, sizeof *pGraphClone);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2584,6 +3033,9 @@ MOCK_API cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphN
     cubind_mock_arg(&pNode, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&originalNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&clonedGraph, sizeof(cudaGraph_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pNode, sizeof *pNode);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2593,6 +3045,9 @@ MOCK_API cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNo
     cubind_mock_begin("cudaGraphNodeGetType", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&pType, sizeof(enum cudaGraphNodeType *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pType, sizeof *pType);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2603,6 +3058,10 @@ MOCK_API cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&nodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&numNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodes, sizeof *nodes);
+        cubind_mock_zero(numNodes, sizeof *numNodes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2613,6 +3072,10 @@ MOCK_API cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t *p
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&pRootNodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&pNumRootNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pRootNodes, sizeof *pRootNodes);
+        cubind_mock_zero(pNumRootNodes, sizeof *pNumRootNodes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2625,6 +3088,12 @@ MOCK_API cudaError_t cudaGraphGetEdges(cudaGraph_t graph, cudaGraphNode_t *from,
     cubind_mock_arg(&to, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
     cubind_mock_arg(&numEdges, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(from, sizeof *from);
+        cubind_mock_zero(to, sizeof *to);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(numEdges, sizeof *numEdges);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2636,6 +3105,11 @@ MOCK_API cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGrap
     cubind_mock_arg(&pDependencies, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
     cubind_mock_arg(&pNumDependencies, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pDependencies, sizeof *pDependencies);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(pNumDependencies, sizeof *pNumDependencies);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2647,6 +3121,11 @@ MOCK_API cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGr
     cubind_mock_arg(&pDependentNodes, sizeof(cudaGraphNode_t *));
     cubind_mock_arg(&edgeData, sizeof(cudaGraphEdgeData *));
     cubind_mock_arg(&pNumDependentNodes, sizeof(size_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pDependentNodes, sizeof *pDependentNodes);
+        cubind_mock_zero(edgeData, sizeof *edgeData);
+        cubind_mock_zero(pNumDependentNodes, sizeof *pNumDependentNodes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2689,6 +3168,9 @@ MOCK_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph
     cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphExec, sizeof *pGraphExec);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2699,6 +3181,9 @@ MOCK_API cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, 
     cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphExec, sizeof *pGraphExec);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2709,6 +3194,10 @@ MOCK_API cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t *pGraphExec,
     cubind_mock_arg(&pGraphExec, sizeof(cudaGraphExec_t *));
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&instantiateParams, sizeof(cudaGraphInstantiateParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphExec, sizeof *pGraphExec);
+        cubind_mock_zero(instantiateParams, sizeof *instantiateParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2718,6 +3207,9 @@ MOCK_API cudaError_t cudaGraphExecGetFlags(cudaGraphExec_t graphExec, unsigned l
     cubind_mock_begin("cudaGraphExecGetFlags", __builtin_return_address(0));
     cubind_mock_arg(&graphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&flags, sizeof(unsigned long long *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(flags, sizeof *flags);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2869,6 +3361,9 @@ MOCK_API cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec, cudaGra
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&hNode, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&isEnabled, sizeof(unsigned int *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(isEnabled, sizeof *isEnabled);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2879,6 +3374,9 @@ MOCK_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t
     cubind_mock_arg(&hGraphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&hGraph, sizeof(cudaGraph_t));
     cubind_mock_arg(&resultInfo, sizeof(cudaGraphExecUpdateResultInfo *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(resultInfo, sizeof *resultInfo);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2935,6 +3433,9 @@ MOCK_API cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *pt
     cubind_mock_arg(&destroy, sizeof(cudaHostFn_t));
     cubind_mock_arg(&initialRefcount, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(object_out, sizeof *object_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -2987,6 +3488,10 @@ MOCK_API cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t g
     cubind_mock_arg(&dependencyData, sizeof(const cudaGraphEdgeData *));
     cubind_mock_arg(&numDependencies, sizeof(size_t));
     cubind_mock_arg(&nodeParams, sizeof(struct cudaGraphNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pGraphNode, sizeof *pGraphNode);
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -2996,6 +3501,9 @@ MOCK_API cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGra
     cubind_mock_begin("cudaGraphNodeSetParams", __builtin_return_address(0));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&nodeParams, sizeof(struct cudaGraphNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3006,6 +3514,9 @@ MOCK_API cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaG
     cubind_mock_arg(&graphExec, sizeof(cudaGraphExec_t));
     cubind_mock_arg(&node, sizeof(cudaGraphNode_t));
     cubind_mock_arg(&nodeParams, sizeof(struct cudaGraphNodeParams *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(nodeParams, sizeof *nodeParams);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3017,6 +3528,9 @@ MOCK_API cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle
     cubind_mock_arg(&graph, sizeof(cudaGraph_t));
     cubind_mock_arg(&defaultLaunchValue, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pHandle_out, sizeof *pHandle_out);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3028,6 +3542,10 @@ MOCK_API cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
     cubind_mock_arg(&funcPtr, sizeof(void **));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&driverStatus, sizeof(enum cudaDriverEntryPointQueryResult *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(funcPtr, sizeof *funcPtr);
+        cubind_mock_zero(driverStatus, sizeof *driverStatus);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3040,6 +3558,10 @@ MOCK_API cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void *
     cubind_mock_arg(&cudaVersion, sizeof(unsigned int));
     cubind_mock_arg(&flags, sizeof(unsigned long long));
     cubind_mock_arg(&driverStatus, sizeof(enum cudaDriverEntryPointQueryResult *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(funcPtr, sizeof *funcPtr);
+        cubind_mock_zero(driverStatus, sizeof *driverStatus);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3055,6 +3577,13 @@ MOCK_API cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *cod
     cubind_mock_arg(&libraryOptions, sizeof(enum cudaLibraryOption *));
     cubind_mock_arg(&libraryOptionValues, sizeof(void **));
     cubind_mock_arg(&numLibraryOptions, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(library, sizeof *library);
+        cubind_mock_zero(jitOptions, sizeof *jitOptions);
+        cubind_mock_zero(jitOptionsValues, sizeof *jitOptionsValues);
+        cubind_mock_zero(libraryOptions, sizeof *libraryOptions);
+        cubind_mock_zero(libraryOptionValues, sizeof *libraryOptionValues);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3070,6 +3599,13 @@ MOCK_API cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char 
     cubind_mock_arg(&libraryOptions, sizeof(enum cudaLibraryOption *));
     cubind_mock_arg(&libraryOptionValues, sizeof(void **));
     cubind_mock_arg(&numLibraryOptions, sizeof(unsigned int));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(library, sizeof *library);
+        cubind_mock_zero(jitOptions, sizeof *jitOptions);
+        cubind_mock_zero(jitOptionsValues, sizeof *jitOptionsValues);
+        cubind_mock_zero(libraryOptions, sizeof *libraryOptions);
+        cubind_mock_zero(libraryOptionValues, sizeof *libraryOptionValues);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3088,6 +3624,9 @@ MOCK_API cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t l
     cubind_mock_arg(&pKernel, sizeof(cudaKernel_t *));
     cubind_mock_arg(&library, sizeof(cudaLibrary_t));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(pKernel, sizeof *pKernel);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3099,6 +3638,10 @@ MOCK_API cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrar
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&library, sizeof(cudaLibrary_t));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(bytes, sizeof *bytes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3110,6 +3653,10 @@ MOCK_API cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibra
     cubind_mock_arg(&bytes, sizeof(size_t *));
     cubind_mock_arg(&library, sizeof(cudaLibrary_t));
     cubind_mock_arg(&name, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(dptr, sizeof *dptr);
+        cubind_mock_zero(bytes, sizeof *bytes);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3120,6 +3667,9 @@ MOCK_API cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t li
     cubind_mock_arg(&fptr, sizeof(void **));
     cubind_mock_arg(&library, sizeof(cudaLibrary_t));
     cubind_mock_arg(&symbol, sizeof(const char *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(fptr, sizeof *fptr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3129,6 +3679,9 @@ MOCK_API cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_
     cubind_mock_begin("cudaLibraryGetKernelCount", __builtin_return_address(0));
     cubind_mock_arg(&count, sizeof(unsigned int *));
     cubind_mock_arg(&lib, sizeof(cudaLibrary_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(count, sizeof *count);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3139,6 +3692,9 @@ MOCK_API cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned
     cubind_mock_arg(&kernels, sizeof(cudaKernel_t *));
     cubind_mock_arg(&numKernels, sizeof(unsigned int));
     cubind_mock_arg(&lib, sizeof(cudaLibrary_t));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(kernels, sizeof *kernels);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3159,6 +3715,9 @@ MOCK_API cudaError_t cudaGetExportTable(const void **ppExportTable, const cudaUU
     cubind_mock_begin("cudaGetExportTable", __builtin_return_address(0));
     cubind_mock_arg(&ppExportTable, sizeof(const void **));
     cubind_mock_arg(&pExportTableId, sizeof(const cudaUUID_t *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(ppExportTable, sizeof *ppExportTable);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif
@@ -3168,6 +3727,9 @@ MOCK_API cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void
     cubind_mock_begin("cudaGetFuncBySymbol", __builtin_return_address(0));
     cubind_mock_arg(&functionPtr, sizeof(cudaFunction_t *));
     cubind_mock_arg(&symbolPtr, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(functionPtr, sizeof *functionPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 
@@ -3177,6 +3739,9 @@ MOCK_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFun
     cubind_mock_begin("cudaGetKernel", __builtin_return_address(0));
     cubind_mock_arg(&kernelPtr, sizeof(cudaKernel_t *));
     cubind_mock_arg(&entryFuncAddr, sizeof(const void *));
+    if (!cubind_mock_passthrough()) { /* its outputs, zeroed (the first element of an array) */
+        cubind_mock_zero(kernelPtr, sizeof *kernelPtr);
+    }
     return (cudaError_t)cubind_mock_status();
 }
 #endif

@@ -69,6 +69,18 @@ static void test_cubind_cublas_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCreate", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (cublasHandle_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_create(handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_destroy(void **cubind_state)
@@ -122,6 +134,18 @@ static void test_cubind_cublas_get_version(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetVersion", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *version];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        version = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_get_version(handle, version);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("version", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -261,6 +285,18 @@ static void test_cubind_cublas_get_stream(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetStream", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *streamId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        streamId = (cudaStream_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_get_stream(handle, streamId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("streamId", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_get_pointer_mode(void **cubind_state)
@@ -288,6 +324,18 @@ static void test_cubind_cublas_get_pointer_mode(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetPointerMode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (cublasPointerMode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_get_pointer_mode(handle, mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -345,6 +393,18 @@ static void test_cubind_cublas_get_atomics_mode(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetAtomicsMode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (cublasAtomicsMode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_get_atomics_mode(handle, mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_set_atomics_mode(void **cubind_state)
@@ -401,6 +461,18 @@ static void test_cubind_cublas_get_math_mode(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetMathMode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (cublasMath_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_get_math_mode(handle, mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_set_math_mode(void **cubind_state)
@@ -456,6 +528,18 @@ static void test_cubind_cublas_get_sm_count_target(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetSmCountTarget", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *smCountTarget];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        smCountTarget = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_get_sm_count_target(handle, smCountTarget);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("smCountTarget", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -526,6 +610,18 @@ static void test_cubind_cublas_get_emulation_strategy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetEmulationStrategy", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *emulationStrategy];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        emulationStrategy = (cublasEmulationStrategy_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_get_emulation_strategy(handle, emulationStrategy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("emulationStrategy", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -611,6 +707,18 @@ static void test_cubind_cublas_get_emulation_special_values_support(void **cubin
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetEmulationSpecialValuesSupport", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mask];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mask = (cudaEmulationSpecialValuesSupport *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_get_emulation_special_values_support(handle, mask);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mask", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasSetEmulationSpecialValuesSupport is called in the older releases where its call differs */
@@ -694,6 +802,18 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_control(void *
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetFixedPointEmulationMantissaControl", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mantissaControl];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mantissaControl = (cudaEmulationMantissaControl *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_get_fixed_point_emulation_mantissa_control(handle, mantissaControl);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mantissaControl", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -779,6 +899,18 @@ static void test_cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetFixedPointEmulationMaxMantissaBitCount", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *maxMantissaBitCount];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        maxMantissaBitCount = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(handle, maxMantissaBitCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("maxMantissaBitCount", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasSetFixedPointEmulationMaxMantissaBitCount is called in the older releases where its call differs */
@@ -862,6 +994,18 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(voi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetFixedPointEmulationMantissaBitOffset", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mantissaBitOffset];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mantissaBitOffset = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(handle, mantissaBitOffset);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mantissaBitOffset", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -947,6 +1091,18 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_poin
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetFixedPointEmulationMantissaBitCountPointer", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mantissaBitCount];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mantissaBitCount = (int **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_pointer(handle, mantissaBitCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mantissaBitCount", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasSetFixedPointEmulationMantissaBitCountPointer is called in the older releases where its call differs */
@@ -988,6 +1144,18 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_poin
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSetFixedPointEmulationMantissaBitCountPointer", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mantissaBitCount];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mantissaBitCount = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_pointer(handle, mantissaBitCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mantissaBitCount", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1124,6 +1292,18 @@ static void test_cubind_cublas_get_logger_callback(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasGetLoggerCallback", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *userCallback];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        userCallback = (cublasLogCallback *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_get_logger_callback(userCallback);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("userCallback", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1979,6 +2159,18 @@ static void test_cubind_cublas_snrm2(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSnrm2", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_snrm2(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasSnrm2_64 is called in the older releases where its call differs */
@@ -2025,6 +2217,18 @@ static void test_cubind_cublas_snrm2_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSnrm2_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_snrm2_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dnrm2(void **cubind_state)
@@ -2058,6 +2262,18 @@ static void test_cubind_cublas_dnrm2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDnrm2", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dnrm2(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2105,6 +2321,18 @@ static void test_cubind_cublas_dnrm2_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDnrm2_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dnrm2_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_scnrm2(void **cubind_state)
@@ -2138,6 +2366,18 @@ static void test_cubind_cublas_scnrm2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasScnrm2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_scnrm2(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2185,6 +2425,18 @@ static void test_cubind_cublas_scnrm2_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasScnrm2_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_scnrm2_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dznrm2(void **cubind_state)
@@ -2218,6 +2470,18 @@ static void test_cubind_cublas_dznrm2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDznrm2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dznrm2(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2264,6 +2528,18 @@ static void test_cubind_cublas_dznrm2_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDznrm2_64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dznrm2_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2511,6 +2787,18 @@ static void test_cubind_cublas_sdot(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSdot", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sdot(handle, n, x, incx, y, incy, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasSdot_64 is called in the older releases where its call differs */
@@ -2561,6 +2849,18 @@ static void test_cubind_cublas_sdot_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSdot_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sdot_64(handle, n, x, incx, y, incy, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ddot(void **cubind_state)
@@ -2598,6 +2898,18 @@ static void test_cubind_cublas_ddot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDdot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ddot(handle, n, x, incx, y, incy, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2649,6 +2961,18 @@ static void test_cubind_cublas_ddot_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDdot_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ddot_64(handle, n, x, incx, y, incy, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cdotu(void **cubind_state)
@@ -2686,6 +3010,18 @@ static void test_cubind_cublas_cdotu(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCdotu", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cdotu(handle, n, x, incx, y, incy, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2737,6 +3073,18 @@ static void test_cubind_cublas_cdotu_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCdotu_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cdotu_64(handle, n, x, incx, y, incy, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cdotc(void **cubind_state)
@@ -2774,6 +3122,18 @@ static void test_cubind_cublas_cdotc(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCdotc", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cdotc(handle, n, x, incx, y, incy, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2825,6 +3185,18 @@ static void test_cubind_cublas_cdotc_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCdotc_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cdotc_64(handle, n, x, incx, y, incy, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zdotu(void **cubind_state)
@@ -2862,6 +3234,18 @@ static void test_cubind_cublas_zdotu(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdotu", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zdotu(handle, n, x, incx, y, incy, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2913,6 +3297,18 @@ static void test_cubind_cublas_zdotu_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdotu_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zdotu_64(handle, n, x, incx, y, incy, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zdotc(void **cubind_state)
@@ -2950,6 +3346,18 @@ static void test_cubind_cublas_zdotc(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdotc", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zdotc(handle, n, x, incx, y, incy, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3000,6 +3408,18 @@ static void test_cubind_cublas_zdotc_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdotc_64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zdotc_64(handle, n, x, incx, y, incy, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3127,6 +3547,18 @@ static void test_cubind_cublas_sscal(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSscal", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sscal(handle, n, alpha, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasSscal_64 is called in the older releases where its call differs */
@@ -3173,6 +3605,18 @@ static void test_cubind_cublas_sscal_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSscal_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sscal_64(handle, n, alpha, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dscal(void **cubind_state)
@@ -3206,6 +3650,18 @@ static void test_cubind_cublas_dscal(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDscal", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dscal(handle, n, alpha, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3253,6 +3709,18 @@ static void test_cubind_cublas_dscal_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDscal_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dscal_64(handle, n, alpha, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cscal(void **cubind_state)
@@ -3286,6 +3754,18 @@ static void test_cubind_cublas_cscal(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCscal", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cscal(handle, n, alpha, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3333,6 +3813,18 @@ static void test_cubind_cublas_cscal_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCscal_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cscal_64(handle, n, alpha, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_csscal(void **cubind_state)
@@ -3366,6 +3858,18 @@ static void test_cubind_cublas_csscal(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsscal", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csscal(handle, n, alpha, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3413,6 +3917,18 @@ static void test_cubind_cublas_csscal_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsscal_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csscal_64(handle, n, alpha, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zscal(void **cubind_state)
@@ -3446,6 +3962,18 @@ static void test_cubind_cublas_zscal(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZscal", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zscal(handle, n, alpha, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3493,6 +4021,18 @@ static void test_cubind_cublas_zscal_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZscal_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zscal_64(handle, n, alpha, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zdscal(void **cubind_state)
@@ -3526,6 +4066,18 @@ static void test_cubind_cublas_zdscal(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdscal", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zdscal(handle, n, alpha, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3572,6 +4124,18 @@ static void test_cubind_cublas_zdscal_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdscal_64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zdscal_64(handle, n, alpha, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3715,6 +4279,18 @@ static void test_cubind_cublas_saxpy(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSaxpy", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_saxpy(handle, n, alpha, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasSaxpy_64 is called in the older releases where its call differs */
@@ -3765,6 +4341,18 @@ static void test_cubind_cublas_saxpy_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSaxpy_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_saxpy_64(handle, n, alpha, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_daxpy(void **cubind_state)
@@ -3802,6 +4390,18 @@ static void test_cubind_cublas_daxpy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDaxpy", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_daxpy(handle, n, alpha, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3853,6 +4453,18 @@ static void test_cubind_cublas_daxpy_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDaxpy_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_daxpy_64(handle, n, alpha, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_caxpy(void **cubind_state)
@@ -3890,6 +4502,18 @@ static void test_cubind_cublas_caxpy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCaxpy", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_caxpy(handle, n, alpha, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3941,6 +4565,18 @@ static void test_cubind_cublas_caxpy_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCaxpy_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_caxpy_64(handle, n, alpha, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zaxpy(void **cubind_state)
@@ -3978,6 +4614,18 @@ static void test_cubind_cublas_zaxpy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZaxpy", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zaxpy(handle, n, alpha, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4028,6 +4676,18 @@ static void test_cubind_cublas_zaxpy_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZaxpy_64", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zaxpy_64(handle, n, alpha, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4157,6 +4817,18 @@ static void test_cubind_cublas_scopy(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasScopy", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_scopy(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasScopy_64 is called in the older releases where its call differs */
@@ -4205,6 +4877,18 @@ static void test_cubind_cublas_scopy_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasScopy_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_scopy_64(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dcopy(void **cubind_state)
@@ -4240,6 +4924,18 @@ static void test_cubind_cublas_dcopy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDcopy", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dcopy(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4289,6 +4985,18 @@ static void test_cubind_cublas_dcopy_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDcopy_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dcopy_64(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ccopy(void **cubind_state)
@@ -4324,6 +5032,18 @@ static void test_cubind_cublas_ccopy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCcopy", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ccopy(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4373,6 +5093,18 @@ static void test_cubind_cublas_ccopy_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCcopy_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ccopy_64(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zcopy(void **cubind_state)
@@ -4408,6 +5140,18 @@ static void test_cubind_cublas_zcopy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZcopy", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zcopy(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4457,6 +5201,18 @@ static void test_cubind_cublas_zcopy_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZcopy_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zcopy_64(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_sswap(void **cubind_state)
@@ -4492,6 +5248,22 @@ static void test_cubind_cublas_sswap(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSswap", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (float *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sswap(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -4541,6 +5313,22 @@ static void test_cubind_cublas_sswap_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSswap_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (float *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sswap_64(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublas_dswap(void **cubind_state)
@@ -4576,6 +5364,22 @@ static void test_cubind_cublas_dswap(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDswap", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dswap(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -4625,6 +5429,22 @@ static void test_cubind_cublas_dswap_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDswap_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dswap_64(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublas_cswap(void **cubind_state)
@@ -4660,6 +5480,22 @@ static void test_cubind_cublas_cswap(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCswap", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (cuComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cswap(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -4709,6 +5545,22 @@ static void test_cubind_cublas_cswap_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCswap_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (cuComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cswap_64(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublas_zswap(void **cubind_state)
@@ -4744,6 +5596,22 @@ static void test_cubind_cublas_zswap(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZswap", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (cuDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zswap(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -4792,6 +5660,22 @@ static void test_cubind_cublas_zswap_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZswap_64", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (cuDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zswap_64(handle, n, x, incx, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -4919,6 +5803,18 @@ static void test_cubind_cublas_isamax(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIsamax", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_isamax(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasIsamax_64 is called in the older releases where its call differs */
@@ -4965,6 +5861,18 @@ static void test_cubind_cublas_isamax_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIsamax_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_isamax_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_idamax(void **cubind_state)
@@ -4998,6 +5906,18 @@ static void test_cubind_cublas_idamax(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIdamax", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_idamax(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5045,6 +5965,18 @@ static void test_cubind_cublas_idamax_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIdamax_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_idamax_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_icamax(void **cubind_state)
@@ -5078,6 +6010,18 @@ static void test_cubind_cublas_icamax(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIcamax", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_icamax(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5125,6 +6069,18 @@ static void test_cubind_cublas_icamax_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIcamax_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_icamax_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_izamax(void **cubind_state)
@@ -5158,6 +6114,18 @@ static void test_cubind_cublas_izamax(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIzamax", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_izamax(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5205,6 +6173,18 @@ static void test_cubind_cublas_izamax_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIzamax_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_izamax_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_iamax_ex(void **cubind_state)
@@ -5240,6 +6220,18 @@ static void test_cubind_cublas_iamax_ex(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIamaxEx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_iamax_ex(handle, n, x, xType, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5289,6 +6281,18 @@ static void test_cubind_cublas_iamax_ex_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIamaxEx_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_iamax_ex_64(handle, n, x, xType, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_isamin(void **cubind_state)
@@ -5322,6 +6326,18 @@ static void test_cubind_cublas_isamin(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIsamin", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_isamin(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5369,6 +6385,18 @@ static void test_cubind_cublas_isamin_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIsamin_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_isamin_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_idamin(void **cubind_state)
@@ -5402,6 +6430,18 @@ static void test_cubind_cublas_idamin(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIdamin", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_idamin(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5449,6 +6489,18 @@ static void test_cubind_cublas_idamin_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIdamin_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_idamin_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_icamin(void **cubind_state)
@@ -5482,6 +6534,18 @@ static void test_cubind_cublas_icamin(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIcamin", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_icamin(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5529,6 +6593,18 @@ static void test_cubind_cublas_icamin_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIcamin_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_icamin_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_izamin(void **cubind_state)
@@ -5562,6 +6638,18 @@ static void test_cubind_cublas_izamin(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIzamin", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_izamin(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5609,6 +6697,18 @@ static void test_cubind_cublas_izamin_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIzamin_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_izamin_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_iamin_ex(void **cubind_state)
@@ -5644,6 +6744,18 @@ static void test_cubind_cublas_iamin_ex(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIaminEx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_iamin_ex(handle, n, x, xType, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5692,6 +6804,18 @@ static void test_cubind_cublas_iamin_ex_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasIaminEx_64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (int64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_iamin_ex_64(handle, n, x, xType, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5819,6 +6943,18 @@ static void test_cubind_cublas_sasum(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSasum", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sasum(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasSasum_64 is called in the older releases where its call differs */
@@ -5865,6 +7001,18 @@ static void test_cubind_cublas_sasum_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSasum_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sasum_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dasum(void **cubind_state)
@@ -5898,6 +7046,18 @@ static void test_cubind_cublas_dasum(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDasum", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dasum(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5945,6 +7105,18 @@ static void test_cubind_cublas_dasum_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDasum_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dasum_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_scasum(void **cubind_state)
@@ -5978,6 +7150,18 @@ static void test_cubind_cublas_scasum(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasScasum", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_scasum(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6025,6 +7209,18 @@ static void test_cubind_cublas_scasum_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasScasum_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_scasum_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dzasum(void **cubind_state)
@@ -6058,6 +7254,18 @@ static void test_cubind_cublas_dzasum(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDzasum", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dzasum(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6105,6 +7313,18 @@ static void test_cubind_cublas_dzasum_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDzasum_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dzasum_64(handle, n, x, incx, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_srot(void **cubind_state)
@@ -6144,6 +7364,22 @@ static void test_cubind_cublas_srot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSrot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (float *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_srot(handle, n, x, incx, y, incy, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6197,6 +7433,22 @@ static void test_cubind_cublas_srot_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSrot_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (float *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_srot_64(handle, n, x, incx, y, incy, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublas_drot(void **cubind_state)
@@ -6236,6 +7488,22 @@ static void test_cubind_cublas_drot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDrot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_drot(handle, n, x, incx, y, incy, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6289,6 +7557,22 @@ static void test_cubind_cublas_drot_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDrot_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_drot_64(handle, n, x, incx, y, incy, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublas_crot(void **cubind_state)
@@ -6328,6 +7612,22 @@ static void test_cubind_cublas_crot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCrot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (cuComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_crot(handle, n, x, incx, y, incy, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6381,6 +7681,22 @@ static void test_cubind_cublas_crot_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCrot_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (cuComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_crot_64(handle, n, x, incx, y, incy, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublas_csrot(void **cubind_state)
@@ -6420,6 +7736,22 @@ static void test_cubind_cublas_csrot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsrot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (cuComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csrot(handle, n, x, incx, y, incy, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6473,6 +7805,22 @@ static void test_cubind_cublas_csrot_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsrot_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (cuComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csrot_64(handle, n, x, incx, y, incy, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublas_zrot(void **cubind_state)
@@ -6512,6 +7860,22 @@ static void test_cubind_cublas_zrot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZrot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (cuDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zrot(handle, n, x, incx, y, incy, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6565,6 +7929,22 @@ static void test_cubind_cublas_zrot_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZrot_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (cuDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zrot_64(handle, n, x, incx, y, incy, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublas_zdrot(void **cubind_state)
@@ -6604,6 +7984,22 @@ static void test_cubind_cublas_zdrot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdrot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (cuDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zdrot(handle, n, x, incx, y, incy, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6656,6 +8052,22 @@ static void test_cubind_cublas_zdrot_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdrot_64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (cuDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zdrot_64(handle, n, x, incx, y, incy, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6799,6 +8211,30 @@ static void test_cubind_cublas_srotg(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSrotg", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *a];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *c];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *s];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        a = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        b = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        c = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        s = (float *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_srotg(handle, a, b, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("a", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("b", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("c", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("s", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cublas_drotg(void **cubind_state)
@@ -6832,6 +8268,30 @@ static void test_cubind_cublas_drotg(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDrotg", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *a];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *c];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *s];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        a = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        b = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        c = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        s = (double *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_drotg(handle, a, b, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("a", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("b", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("c", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("s", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -6867,6 +8327,30 @@ static void test_cubind_cublas_crotg(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCrotg", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *a];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *c];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *s];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        a = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        b = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        c = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        s = (cuComplex *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_crotg(handle, a, b, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("a", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("b", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("c", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("s", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cublas_zrotg(void **cubind_state)
@@ -6900,6 +8384,30 @@ static void test_cubind_cublas_zrotg(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZrotg", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *a];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *c];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *s];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        a = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        b = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        c = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        s = (cuDoubleComplex *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zrotg(handle, a, b, c, s);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("a", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("b", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("c", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("s", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -6979,6 +8487,22 @@ static void test_cubind_cublas_srotm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSrotm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (float *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_srotm(handle, n, x, incx, y, incy, param);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cublasSrotm_64 is called in the older releases where its call differs */
@@ -7029,6 +8553,22 @@ static void test_cubind_cublas_srotm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSrotm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (float *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_srotm_64(handle, n, x, incx, y, incy, param);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublas_drotm(void **cubind_state)
@@ -7066,6 +8606,22 @@ static void test_cubind_cublas_drotm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDrotm", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_drotm(handle, n, x, incx, y, incy, param);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -7116,6 +8672,22 @@ static void test_cubind_cublas_drotm_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDrotm_64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        y = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_drotm_64(handle, n, x, incx, y, incy, param);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("y", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -7257,6 +8829,30 @@ static void test_cubind_cublas_srotmg(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSrotmg", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *d1];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d2];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *x1];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *param];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        d1 = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d2 = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        x1 = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        param = (float *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_srotmg(handle, d1, d2, x1, y1, param);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("d1", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d2", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("x1", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("param", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cublas_drotmg(void **cubind_state)
@@ -7292,6 +8888,30 @@ static void test_cubind_cublas_drotmg(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDrotmg", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *d1];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d2];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *x1];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *param];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        d1 = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d2 = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        x1 = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        param = (double *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_drotmg(handle, d1, d2, x1, y1, param);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("d1", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d2", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("x1", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("param", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -7389,6 +9009,18 @@ static void test_cubind_cublas_sgemv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgemv(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasSgemv_64 is called in the older releases where its call differs */
@@ -7449,6 +9081,18 @@ static void test_cubind_cublas_sgemv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dgemv(void **cubind_state)
@@ -7496,6 +9140,18 @@ static void test_cubind_cublas_dgemv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemv", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgemv(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7557,6 +9213,18 @@ static void test_cubind_cublas_dgemv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cgemv(void **cubind_state)
@@ -7604,6 +9272,18 @@ static void test_cubind_cublas_cgemv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgemv(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7665,6 +9345,18 @@ static void test_cubind_cublas_cgemv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zgemv(void **cubind_state)
@@ -7712,6 +9404,18 @@ static void test_cubind_cublas_zgemv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgemv(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7773,6 +9477,18 @@ static void test_cubind_cublas_zgemv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgemv_64(handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_sgbmv(void **cubind_state)
@@ -7824,6 +9540,18 @@ static void test_cubind_cublas_sgbmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgbmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgbmv(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7889,6 +9617,18 @@ static void test_cubind_cublas_sgbmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgbmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dgbmv(void **cubind_state)
@@ -7940,6 +9680,18 @@ static void test_cubind_cublas_dgbmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgbmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgbmv(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8005,6 +9757,18 @@ static void test_cubind_cublas_dgbmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgbmv_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cgbmv(void **cubind_state)
@@ -8056,6 +9820,18 @@ static void test_cubind_cublas_cgbmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgbmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgbmv(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8121,6 +9897,18 @@ static void test_cubind_cublas_cgbmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgbmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zgbmv(void **cubind_state)
@@ -8172,6 +9960,18 @@ static void test_cubind_cublas_zgbmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgbmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgbmv(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8237,6 +10037,18 @@ static void test_cubind_cublas_zgbmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgbmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgbmv_64(handle, trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_strmv(void **cubind_state)
@@ -8278,6 +10090,18 @@ static void test_cubind_cublas_strmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_strmv(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8333,6 +10157,18 @@ static void test_cubind_cublas_strmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_strmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dtrmv(void **cubind_state)
@@ -8374,6 +10210,18 @@ static void test_cubind_cublas_dtrmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtrmv(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8429,6 +10277,18 @@ static void test_cubind_cublas_dtrmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtrmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ctrmv(void **cubind_state)
@@ -8470,6 +10330,18 @@ static void test_cubind_cublas_ctrmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrmv", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctrmv(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8525,6 +10397,18 @@ static void test_cubind_cublas_ctrmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctrmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ztrmv(void **cubind_state)
@@ -8566,6 +10450,18 @@ static void test_cubind_cublas_ztrmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztrmv(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8621,6 +10517,18 @@ static void test_cubind_cublas_ztrmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztrmv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_stbmv(void **cubind_state)
@@ -8664,6 +10572,18 @@ static void test_cubind_cublas_stbmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStbmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_stbmv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8721,6 +10641,18 @@ static void test_cubind_cublas_stbmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStbmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_stbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dtbmv(void **cubind_state)
@@ -8764,6 +10696,18 @@ static void test_cubind_cublas_dtbmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtbmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtbmv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8821,6 +10765,18 @@ static void test_cubind_cublas_dtbmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtbmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ctbmv(void **cubind_state)
@@ -8864,6 +10820,18 @@ static void test_cubind_cublas_ctbmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtbmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctbmv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8921,6 +10889,18 @@ static void test_cubind_cublas_ctbmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtbmv_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ztbmv(void **cubind_state)
@@ -8964,6 +10944,18 @@ static void test_cubind_cublas_ztbmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtbmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztbmv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9021,6 +11013,18 @@ static void test_cubind_cublas_ztbmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtbmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztbmv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_stpmv(void **cubind_state)
@@ -9060,6 +11064,18 @@ static void test_cubind_cublas_stpmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStpmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_stpmv(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9113,6 +11129,18 @@ static void test_cubind_cublas_stpmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStpmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_stpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dtpmv(void **cubind_state)
@@ -9152,6 +11180,18 @@ static void test_cubind_cublas_dtpmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtpmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtpmv(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9205,6 +11245,18 @@ static void test_cubind_cublas_dtpmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtpmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ctpmv(void **cubind_state)
@@ -9244,6 +11296,18 @@ static void test_cubind_cublas_ctpmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtpmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctpmv(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9297,6 +11361,18 @@ static void test_cubind_cublas_ctpmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtpmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ztpmv(void **cubind_state)
@@ -9336,6 +11412,18 @@ static void test_cubind_cublas_ztpmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtpmv", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztpmv(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9389,6 +11477,18 @@ static void test_cubind_cublas_ztpmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtpmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztpmv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_strsv(void **cubind_state)
@@ -9430,6 +11530,18 @@ static void test_cubind_cublas_strsv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrsv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_strsv(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9485,6 +11597,18 @@ static void test_cubind_cublas_strsv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrsv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_strsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dtrsv(void **cubind_state)
@@ -9526,6 +11650,18 @@ static void test_cubind_cublas_dtrsv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrsv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtrsv(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9581,6 +11717,18 @@ static void test_cubind_cublas_dtrsv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrsv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtrsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ctrsv(void **cubind_state)
@@ -9622,6 +11770,18 @@ static void test_cubind_cublas_ctrsv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrsv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctrsv(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9677,6 +11837,18 @@ static void test_cubind_cublas_ctrsv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrsv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctrsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ztrsv(void **cubind_state)
@@ -9718,6 +11890,18 @@ static void test_cubind_cublas_ztrsv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrsv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztrsv(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9773,6 +11957,18 @@ static void test_cubind_cublas_ztrsv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrsv_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztrsv_64(handle, uplo, trans, diag, n, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_stpsv(void **cubind_state)
@@ -9812,6 +12008,18 @@ static void test_cubind_cublas_stpsv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStpsv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_stpsv(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9865,6 +12073,18 @@ static void test_cubind_cublas_stpsv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStpsv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_stpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dtpsv(void **cubind_state)
@@ -9904,6 +12124,18 @@ static void test_cubind_cublas_dtpsv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtpsv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtpsv(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9957,6 +12189,18 @@ static void test_cubind_cublas_dtpsv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtpsv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ctpsv(void **cubind_state)
@@ -9996,6 +12240,18 @@ static void test_cubind_cublas_ctpsv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtpsv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctpsv(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10049,6 +12305,18 @@ static void test_cubind_cublas_ctpsv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtpsv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ztpsv(void **cubind_state)
@@ -10088,6 +12356,18 @@ static void test_cubind_cublas_ztpsv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtpsv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztpsv(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10141,6 +12421,18 @@ static void test_cubind_cublas_ztpsv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtpsv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztpsv_64(handle, uplo, trans, diag, n, AP, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_stbsv(void **cubind_state)
@@ -10184,6 +12476,18 @@ static void test_cubind_cublas_stbsv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStbsv", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_stbsv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10241,6 +12545,18 @@ static void test_cubind_cublas_stbsv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStbsv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_stbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dtbsv(void **cubind_state)
@@ -10284,6 +12600,18 @@ static void test_cubind_cublas_dtbsv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtbsv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtbsv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10341,6 +12669,18 @@ static void test_cubind_cublas_dtbsv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtbsv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ctbsv(void **cubind_state)
@@ -10384,6 +12724,18 @@ static void test_cubind_cublas_ctbsv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtbsv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctbsv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10441,6 +12793,18 @@ static void test_cubind_cublas_ctbsv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtbsv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ztbsv(void **cubind_state)
@@ -10484,6 +12848,18 @@ static void test_cubind_cublas_ztbsv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtbsv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztbsv(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10541,6 +12917,18 @@ static void test_cubind_cublas_ztbsv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtbsv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztbsv_64(handle, uplo, trans, diag, n, k, A, lda, x, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ssymv(void **cubind_state)
@@ -10586,6 +12974,18 @@ static void test_cubind_cublas_ssymv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsymv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssymv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10645,6 +13045,18 @@ static void test_cubind_cublas_ssymv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsymv_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dsymv(void **cubind_state)
@@ -10690,6 +13102,18 @@ static void test_cubind_cublas_dsymv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsymv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsymv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10749,6 +13173,18 @@ static void test_cubind_cublas_dsymv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsymv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_csymv(void **cubind_state)
@@ -10794,6 +13230,18 @@ static void test_cubind_cublas_csymv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsymv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csymv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10853,6 +13301,18 @@ static void test_cubind_cublas_csymv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsymv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zsymv(void **cubind_state)
@@ -10898,6 +13358,18 @@ static void test_cubind_cublas_zsymv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsymv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zsymv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10957,6 +13429,18 @@ static void test_cubind_cublas_zsymv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsymv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zsymv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_chemv(void **cubind_state)
@@ -11002,6 +13486,18 @@ static void test_cubind_cublas_chemv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChemv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_chemv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11061,6 +13557,18 @@ static void test_cubind_cublas_chemv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChemv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_chemv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zhemv(void **cubind_state)
@@ -11106,6 +13614,18 @@ static void test_cubind_cublas_zhemv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhemv", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zhemv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11165,6 +13685,18 @@ static void test_cubind_cublas_zhemv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhemv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zhemv_64(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ssbmv(void **cubind_state)
@@ -11212,6 +13744,18 @@ static void test_cubind_cublas_ssbmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsbmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssbmv(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11273,6 +13817,18 @@ static void test_cubind_cublas_ssbmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsbmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dsbmv(void **cubind_state)
@@ -11320,6 +13876,18 @@ static void test_cubind_cublas_dsbmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsbmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsbmv(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11381,6 +13949,18 @@ static void test_cubind_cublas_dsbmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsbmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_chbmv(void **cubind_state)
@@ -11428,6 +14008,18 @@ static void test_cubind_cublas_chbmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChbmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_chbmv(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11489,6 +14081,18 @@ static void test_cubind_cublas_chbmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChbmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_chbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zhbmv(void **cubind_state)
@@ -11536,6 +14140,18 @@ static void test_cubind_cublas_zhbmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhbmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zhbmv(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11597,6 +14213,18 @@ static void test_cubind_cublas_zhbmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhbmv_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zhbmv_64(handle, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_sspmv(void **cubind_state)
@@ -11640,6 +14268,18 @@ static void test_cubind_cublas_sspmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSspmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sspmv(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11697,6 +14337,18 @@ static void test_cubind_cublas_sspmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSspmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sspmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dspmv(void **cubind_state)
@@ -11740,6 +14392,18 @@ static void test_cubind_cublas_dspmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDspmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dspmv(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11797,6 +14461,18 @@ static void test_cubind_cublas_dspmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDspmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dspmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_chpmv(void **cubind_state)
@@ -11840,6 +14516,18 @@ static void test_cubind_cublas_chpmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChpmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_chpmv(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11897,6 +14585,18 @@ static void test_cubind_cublas_chpmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChpmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_chpmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zhpmv(void **cubind_state)
@@ -11940,6 +14640,18 @@ static void test_cubind_cublas_zhpmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhpmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zhpmv(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11997,6 +14709,18 @@ static void test_cubind_cublas_zhpmv_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhpmv_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zhpmv_64(handle, uplo, n, alpha, AP, x, incx, beta, y, incy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_sger(void **cubind_state)
@@ -12040,6 +14764,18 @@ static void test_cubind_cublas_sger(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSger", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sger(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12097,6 +14833,18 @@ static void test_cubind_cublas_sger_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSger_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sger_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dger(void **cubind_state)
@@ -12140,6 +14888,18 @@ static void test_cubind_cublas_dger(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDger", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dger(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12197,6 +14957,18 @@ static void test_cubind_cublas_dger_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDger_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dger_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cgeru(void **cubind_state)
@@ -12240,6 +15012,18 @@ static void test_cubind_cublas_cgeru(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgeru", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgeru(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12297,6 +15081,18 @@ static void test_cubind_cublas_cgeru_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgeru_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgeru_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cgerc(void **cubind_state)
@@ -12340,6 +15136,18 @@ static void test_cubind_cublas_cgerc(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgerc", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgerc(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12397,6 +15205,18 @@ static void test_cubind_cublas_cgerc_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgerc_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgerc_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zgeru(void **cubind_state)
@@ -12440,6 +15260,18 @@ static void test_cubind_cublas_zgeru(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgeru", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgeru(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12497,6 +15329,18 @@ static void test_cubind_cublas_zgeru_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgeru_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgeru_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zgerc(void **cubind_state)
@@ -12540,6 +15384,18 @@ static void test_cubind_cublas_zgerc(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgerc", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgerc(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12597,6 +15453,18 @@ static void test_cubind_cublas_zgerc_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgerc_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgerc_64(handle, m, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ssyr(void **cubind_state)
@@ -12636,6 +15504,18 @@ static void test_cubind_cublas_ssyr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssyr(handle, uplo, n, alpha, x, incx, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12689,6 +15569,18 @@ static void test_cubind_cublas_ssyr_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyr_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssyr_64(handle, uplo, n, alpha, x, incx, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dsyr(void **cubind_state)
@@ -12728,6 +15620,18 @@ static void test_cubind_cublas_dsyr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsyr(handle, uplo, n, alpha, x, incx, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12781,6 +15685,18 @@ static void test_cubind_cublas_dsyr_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyr_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsyr_64(handle, uplo, n, alpha, x, incx, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_csyr(void **cubind_state)
@@ -12820,6 +15736,18 @@ static void test_cubind_cublas_csyr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csyr(handle, uplo, n, alpha, x, incx, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12873,6 +15801,18 @@ static void test_cubind_cublas_csyr_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyr_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csyr_64(handle, uplo, n, alpha, x, incx, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zsyr(void **cubind_state)
@@ -12912,6 +15852,18 @@ static void test_cubind_cublas_zsyr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyr", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zsyr(handle, uplo, n, alpha, x, incx, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12965,6 +15917,18 @@ static void test_cubind_cublas_zsyr_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyr_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zsyr_64(handle, uplo, n, alpha, x, incx, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cher(void **cubind_state)
@@ -13004,6 +15968,18 @@ static void test_cubind_cublas_cher(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCher", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cher(handle, uplo, n, alpha, x, incx, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13057,6 +16033,18 @@ static void test_cubind_cublas_cher_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCher_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cher_64(handle, uplo, n, alpha, x, incx, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zher(void **cubind_state)
@@ -13096,6 +16084,18 @@ static void test_cubind_cublas_zher(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZher", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zher(handle, uplo, n, alpha, x, incx, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13149,6 +16149,18 @@ static void test_cubind_cublas_zher_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZher_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zher_64(handle, uplo, n, alpha, x, incx, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_sspr(void **cubind_state)
@@ -13186,6 +16198,18 @@ static void test_cubind_cublas_sspr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSspr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sspr(handle, uplo, n, alpha, x, incx, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13237,6 +16261,18 @@ static void test_cubind_cublas_sspr_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSspr_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sspr_64(handle, uplo, n, alpha, x, incx, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dspr(void **cubind_state)
@@ -13274,6 +16310,18 @@ static void test_cubind_cublas_dspr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDspr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dspr(handle, uplo, n, alpha, x, incx, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13325,6 +16373,18 @@ static void test_cubind_cublas_dspr_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDspr_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dspr_64(handle, uplo, n, alpha, x, incx, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_chpr(void **cubind_state)
@@ -13362,6 +16422,18 @@ static void test_cubind_cublas_chpr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChpr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_chpr(handle, uplo, n, alpha, x, incx, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13413,6 +16485,18 @@ static void test_cubind_cublas_chpr_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChpr_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_chpr_64(handle, uplo, n, alpha, x, incx, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zhpr(void **cubind_state)
@@ -13450,6 +16534,18 @@ static void test_cubind_cublas_zhpr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhpr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zhpr(handle, uplo, n, alpha, x, incx, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13501,6 +16597,18 @@ static void test_cubind_cublas_zhpr_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhpr_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zhpr_64(handle, uplo, n, alpha, x, incx, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ssyr2(void **cubind_state)
@@ -13544,6 +16652,18 @@ static void test_cubind_cublas_ssyr2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyr2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssyr2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13601,6 +16721,18 @@ static void test_cubind_cublas_ssyr2_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyr2_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dsyr2(void **cubind_state)
@@ -13644,6 +16776,18 @@ static void test_cubind_cublas_dsyr2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyr2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsyr2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13701,6 +16845,18 @@ static void test_cubind_cublas_dsyr2_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyr2_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_csyr2(void **cubind_state)
@@ -13744,6 +16900,18 @@ static void test_cubind_cublas_csyr2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyr2", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csyr2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13801,6 +16969,18 @@ static void test_cubind_cublas_csyr2_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyr2_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zsyr2(void **cubind_state)
@@ -13844,6 +17024,18 @@ static void test_cubind_cublas_zsyr2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyr2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zsyr2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13901,6 +17093,18 @@ static void test_cubind_cublas_zsyr2_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyr2_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zsyr2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cher2(void **cubind_state)
@@ -13944,6 +17148,18 @@ static void test_cubind_cublas_cher2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCher2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cher2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14001,6 +17217,18 @@ static void test_cubind_cublas_cher2_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCher2_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cher2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zher2(void **cubind_state)
@@ -14044,6 +17272,18 @@ static void test_cubind_cublas_zher2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZher2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zher2(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14101,6 +17341,18 @@ static void test_cubind_cublas_zher2_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZher2_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zher2_64(handle, uplo, n, alpha, x, incx, y, incy, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_sspr2(void **cubind_state)
@@ -14142,6 +17394,18 @@ static void test_cubind_cublas_sspr2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSspr2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sspr2(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14197,6 +17461,18 @@ static void test_cubind_cublas_sspr2_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSspr2_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sspr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dspr2(void **cubind_state)
@@ -14238,6 +17514,18 @@ static void test_cubind_cublas_dspr2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDspr2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dspr2(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14293,6 +17581,18 @@ static void test_cubind_cublas_dspr2_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDspr2_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dspr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_chpr2(void **cubind_state)
@@ -14334,6 +17634,18 @@ static void test_cubind_cublas_chpr2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChpr2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_chpr2(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14389,6 +17701,18 @@ static void test_cubind_cublas_chpr2_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChpr2_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_chpr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zhpr2(void **cubind_state)
@@ -14430,6 +17754,18 @@ static void test_cubind_cublas_zhpr2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhpr2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zhpr2(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14484,6 +17820,18 @@ static void test_cubind_cublas_zhpr2_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhpr2_64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zhpr2_64(handle, uplo, n, alpha, x, incx, y, incy, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14989,6 +18337,18 @@ static void test_cubind_cublas_sgemv_strided_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemvStridedBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgemv_strided_batched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasSgemvStridedBatched_64 is called in the older releases where its call differs */
@@ -15057,6 +18417,18 @@ static void test_cubind_cublas_sgemv_strided_batched_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemvStridedBatched_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dgemv_strided_batched(void **cubind_state)
@@ -15112,6 +18484,18 @@ static void test_cubind_cublas_dgemv_strided_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemvStridedBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgemv_strided_batched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15181,6 +18565,18 @@ static void test_cubind_cublas_dgemv_strided_batched_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemvStridedBatched_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cgemv_strided_batched(void **cubind_state)
@@ -15236,6 +18632,18 @@ static void test_cubind_cublas_cgemv_strided_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemvStridedBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgemv_strided_batched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15305,6 +18713,18 @@ static void test_cubind_cublas_cgemv_strided_batched_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemvStridedBatched_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zgemv_strided_batched(void **cubind_state)
@@ -15360,6 +18780,18 @@ static void test_cubind_cublas_zgemv_strided_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemvStridedBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgemv_strided_batched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15429,6 +18861,18 @@ static void test_cubind_cublas_zgemv_strided_batched_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemvStridedBatched_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_sgemm(void **cubind_state)
@@ -15480,6 +18924,18 @@ static void test_cubind_cublas_sgemm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15545,6 +19001,18 @@ static void test_cubind_cublas_sgemm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dgemm(void **cubind_state)
@@ -15596,6 +19064,18 @@ static void test_cubind_cublas_dgemm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15661,6 +19141,18 @@ static void test_cubind_cublas_dgemm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cgemm(void **cubind_state)
@@ -15712,6 +19204,18 @@ static void test_cubind_cublas_cgemm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15777,6 +19281,18 @@ static void test_cubind_cublas_cgemm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cgemm3m(void **cubind_state)
@@ -15828,6 +19344,18 @@ static void test_cubind_cublas_cgemm3m(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm3m", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15892,6 +19420,18 @@ static void test_cubind_cublas_cgemm3m_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm3m_64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -16073,6 +19613,18 @@ static void test_cubind_cublas_zgemm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasZgemm_64 is called in the older releases where its call differs */
@@ -16137,6 +19689,18 @@ static void test_cubind_cublas_zgemm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgemm_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zgemm3m(void **cubind_state)
@@ -16188,6 +19752,18 @@ static void test_cubind_cublas_zgemm3m(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemm3m", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgemm3m(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -16252,6 +19828,18 @@ static void test_cubind_cublas_zgemm3m_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemm3m_64", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgemm3m_64(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -16691,6 +20279,18 @@ static void test_cubind_cublas_ssyrk(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyrk", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasSsyrk_64 is called in the older releases where its call differs */
@@ -16749,6 +20349,18 @@ static void test_cubind_cublas_ssyrk_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyrk_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dsyrk(void **cubind_state)
@@ -16794,6 +20406,18 @@ static void test_cubind_cublas_dsyrk(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyrk", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -16853,6 +20477,18 @@ static void test_cubind_cublas_dsyrk_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyrk_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_csyrk(void **cubind_state)
@@ -16898,6 +20534,18 @@ static void test_cubind_cublas_csyrk(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyrk", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -16957,6 +20605,18 @@ static void test_cubind_cublas_csyrk_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyrk_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zsyrk(void **cubind_state)
@@ -17002,6 +20662,18 @@ static void test_cubind_cublas_zsyrk(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyrk", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -17060,6 +20732,18 @@ static void test_cubind_cublas_zsyrk_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyrk_64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zsyrk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -17331,6 +21015,18 @@ static void test_cubind_cublas_cherk(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCherk", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasCherk_64 is called in the older releases where its call differs */
@@ -17389,6 +21085,18 @@ static void test_cubind_cublas_cherk_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCherk_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cherk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zherk(void **cubind_state)
@@ -17434,6 +21142,18 @@ static void test_cubind_cublas_zherk(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZherk", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -17492,6 +21212,18 @@ static void test_cubind_cublas_zherk_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZherk_64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zherk_64(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -17767,6 +21499,18 @@ static void test_cubind_cublas_ssyr2k(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyr2k", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasSsyr2k_64 is called in the older releases where its call differs */
@@ -17829,6 +21573,18 @@ static void test_cubind_cublas_ssyr2k_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyr2k_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dsyr2k(void **cubind_state)
@@ -17878,6 +21634,18 @@ static void test_cubind_cublas_dsyr2k(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyr2k", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -17941,6 +21709,18 @@ static void test_cubind_cublas_dsyr2k_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyr2k_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_csyr2k(void **cubind_state)
@@ -17990,6 +21770,18 @@ static void test_cubind_cublas_csyr2k(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyr2k", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -18053,6 +21845,18 @@ static void test_cubind_cublas_csyr2k_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyr2k_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zsyr2k(void **cubind_state)
@@ -18102,6 +21906,18 @@ static void test_cubind_cublas_zsyr2k(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyr2k", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -18165,6 +21981,18 @@ static void test_cubind_cublas_zsyr2k_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyr2k_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zsyr2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cher2k(void **cubind_state)
@@ -18214,6 +22042,18 @@ static void test_cubind_cublas_cher2k(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCher2k", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -18277,6 +22117,18 @@ static void test_cubind_cublas_cher2k_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCher2k_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cher2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zher2k(void **cubind_state)
@@ -18326,6 +22178,18 @@ static void test_cubind_cublas_zher2k(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZher2k", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -18389,6 +22253,18 @@ static void test_cubind_cublas_zher2k_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZher2k_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zher2k_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ssyrkx(void **cubind_state)
@@ -18438,6 +22314,18 @@ static void test_cubind_cublas_ssyrkx(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyrkx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -18501,6 +22389,18 @@ static void test_cubind_cublas_ssyrkx_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsyrkx_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dsyrkx(void **cubind_state)
@@ -18550,6 +22450,18 @@ static void test_cubind_cublas_dsyrkx(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyrkx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -18613,6 +22525,18 @@ static void test_cubind_cublas_dsyrkx_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsyrkx_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_csyrkx(void **cubind_state)
@@ -18662,6 +22586,18 @@ static void test_cubind_cublas_csyrkx(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyrkx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -18725,6 +22661,18 @@ static void test_cubind_cublas_csyrkx_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsyrkx_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zsyrkx(void **cubind_state)
@@ -18774,6 +22722,18 @@ static void test_cubind_cublas_zsyrkx(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyrkx", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -18837,6 +22797,18 @@ static void test_cubind_cublas_zsyrkx_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsyrkx_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zsyrkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cherkx(void **cubind_state)
@@ -18886,6 +22858,18 @@ static void test_cubind_cublas_cherkx(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCherkx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -18949,6 +22933,18 @@ static void test_cubind_cublas_cherkx_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCherkx_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zherkx(void **cubind_state)
@@ -18998,6 +22994,18 @@ static void test_cubind_cublas_zherkx(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZherkx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19061,6 +23069,18 @@ static void test_cubind_cublas_zherkx_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZherkx_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zherkx_64(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ssymm(void **cubind_state)
@@ -19110,6 +23130,18 @@ static void test_cubind_cublas_ssymm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsymm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19173,6 +23205,18 @@ static void test_cubind_cublas_ssymm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSsymm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ssymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dsymm(void **cubind_state)
@@ -19222,6 +23266,18 @@ static void test_cubind_cublas_dsymm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsymm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19285,6 +23341,18 @@ static void test_cubind_cublas_dsymm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDsymm_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dsymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_csymm(void **cubind_state)
@@ -19334,6 +23402,18 @@ static void test_cubind_cublas_csymm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsymm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19397,6 +23477,18 @@ static void test_cubind_cublas_csymm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCsymm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_csymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zsymm(void **cubind_state)
@@ -19446,6 +23538,18 @@ static void test_cubind_cublas_zsymm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsymm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19509,6 +23613,18 @@ static void test_cubind_cublas_zsymm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZsymm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zsymm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_chemm(void **cubind_state)
@@ -19558,6 +23674,18 @@ static void test_cubind_cublas_chemm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChemm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_chemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19621,6 +23749,18 @@ static void test_cubind_cublas_chemm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasChemm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_chemm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zhemm(void **cubind_state)
@@ -19670,6 +23810,18 @@ static void test_cubind_cublas_zhemm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhemm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zhemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19733,6 +23885,18 @@ static void test_cubind_cublas_zhemm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZhemm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zhemm_64(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_strsm(void **cubind_state)
@@ -19780,6 +23944,18 @@ static void test_cubind_cublas_strsm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrsm", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_strsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19841,6 +24017,18 @@ static void test_cubind_cublas_strsm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrsm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_strsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dtrsm(void **cubind_state)
@@ -19888,6 +24076,18 @@ static void test_cubind_cublas_dtrsm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrsm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19949,6 +24149,18 @@ static void test_cubind_cublas_dtrsm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrsm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtrsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ctrsm(void **cubind_state)
@@ -19996,6 +24208,18 @@ static void test_cubind_cublas_ctrsm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrsm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -20057,6 +24281,18 @@ static void test_cubind_cublas_ctrsm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrsm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctrsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ztrsm(void **cubind_state)
@@ -20104,6 +24340,18 @@ static void test_cubind_cublas_ztrsm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrsm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -20165,6 +24413,18 @@ static void test_cubind_cublas_ztrsm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrsm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztrsm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_strmm(void **cubind_state)
@@ -20216,6 +24476,18 @@ static void test_cubind_cublas_strmm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrmm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_strmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -20281,6 +24553,18 @@ static void test_cubind_cublas_strmm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrmm_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_strmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dtrmm(void **cubind_state)
@@ -20332,6 +24616,18 @@ static void test_cubind_cublas_dtrmm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrmm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -20397,6 +24693,18 @@ static void test_cubind_cublas_dtrmm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrmm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtrmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ctrmm(void **cubind_state)
@@ -20448,6 +24756,18 @@ static void test_cubind_cublas_ctrmm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrmm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -20513,6 +24833,18 @@ static void test_cubind_cublas_ctrmm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrmm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctrmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ztrmm(void **cubind_state)
@@ -20564,6 +24896,18 @@ static void test_cubind_cublas_ztrmm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrmm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -20628,6 +24972,18 @@ static void test_cubind_cublas_ztrmm_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrmm_64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztrmm_64(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -21289,6 +25645,18 @@ static void test_cubind_cublas_sgemm_strided_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemmStridedBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgemm_strided_batched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasSgemmStridedBatched_64 is called in the older releases where its call differs */
@@ -21361,6 +25729,18 @@ static void test_cubind_cublas_sgemm_strided_batched_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgemmStridedBatched_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dgemm_strided_batched(void **cubind_state)
@@ -21420,6 +25800,18 @@ static void test_cubind_cublas_dgemm_strided_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemmStridedBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgemm_strided_batched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -21493,6 +25885,18 @@ static void test_cubind_cublas_dgemm_strided_batched_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgemmStridedBatched_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cgemm_strided_batched(void **cubind_state)
@@ -21552,6 +25956,18 @@ static void test_cubind_cublas_cgemm_strided_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemmStridedBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgemm_strided_batched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -21625,6 +26041,18 @@ static void test_cubind_cublas_cgemm_strided_batched_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemmStridedBatched_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cgemm3m_strided_batched(void **cubind_state)
@@ -21684,6 +26112,18 @@ static void test_cubind_cublas_cgemm3m_strided_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm3mStridedBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgemm3m_strided_batched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -21757,6 +26197,18 @@ static void test_cubind_cublas_cgemm3m_strided_batched_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgemm3mStridedBatched_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgemm3m_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zgemm_strided_batched(void **cubind_state)
@@ -21816,6 +26268,18 @@ static void test_cubind_cublas_zgemm_strided_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemmStridedBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgemm_strided_batched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -21888,6 +26352,18 @@ static void test_cubind_cublas_zgemm_strided_batched_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgemmStridedBatched_64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgemm_strided_batched_64(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -22657,6 +27133,18 @@ static void test_cubind_cublas_sgeam(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgeam", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasSgeam_64 is called in the older releases where its call differs */
@@ -22719,6 +27207,18 @@ static void test_cubind_cublas_sgeam_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgeam_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dgeam(void **cubind_state)
@@ -22768,6 +27268,18 @@ static void test_cubind_cublas_dgeam(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgeam", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -22831,6 +27343,18 @@ static void test_cubind_cublas_dgeam_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgeam_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cgeam(void **cubind_state)
@@ -22880,6 +27404,18 @@ static void test_cubind_cublas_cgeam(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgeam", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -22943,6 +27479,18 @@ static void test_cubind_cublas_cgeam_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgeam_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zgeam(void **cubind_state)
@@ -22992,6 +27540,18 @@ static void test_cubind_cublas_zgeam(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgeam", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -23054,6 +27614,18 @@ static void test_cubind_cublas_zgeam_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgeam_64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgeam_64(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -23547,6 +28119,18 @@ static void test_cubind_cublas_sdgmm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSdgmm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasSdgmm_64 is called in the older releases where its call differs */
@@ -23603,6 +28187,18 @@ static void test_cubind_cublas_sdgmm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSdgmm_64", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ddgmm(void **cubind_state)
@@ -23646,6 +28242,18 @@ static void test_cubind_cublas_ddgmm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDdgmm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ddgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -23703,6 +28311,18 @@ static void test_cubind_cublas_ddgmm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDdgmm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ddgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cdgmm(void **cubind_state)
@@ -23746,6 +28366,18 @@ static void test_cubind_cublas_cdgmm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCdgmm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -23803,6 +28435,18 @@ static void test_cubind_cublas_cdgmm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCdgmm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zdgmm(void **cubind_state)
@@ -23846,6 +28490,18 @@ static void test_cubind_cublas_zdgmm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdgmm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zdgmm(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -23903,6 +28559,18 @@ static void test_cubind_cublas_zdgmm_64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZdgmm_64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zdgmm_64(handle, mode, m, n, A, lda, x, incx, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_smatinv_batched(void **cubind_state)
@@ -23942,6 +28610,18 @@ static void test_cubind_cublas_smatinv_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSmatinvBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_smatinv_batched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -23983,6 +28663,18 @@ static void test_cubind_cublas_dmatinv_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDmatinvBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dmatinv_batched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cmatinv_batched(void **cubind_state)
@@ -24022,6 +28714,18 @@ static void test_cubind_cublas_cmatinv_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCmatinvBatched", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cmatinv_batched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -24063,6 +28767,18 @@ static void test_cubind_cublas_zmatinv_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZmatinvBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zmatinv_batched(handle, n, A, lda, Ainv, lda_inv, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_sgeqrf_batched(void **cubind_state)
@@ -24102,6 +28818,18 @@ static void test_cubind_cublas_sgeqrf_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgeqrfBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgeqrf_batched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -24143,6 +28871,18 @@ static void test_cubind_cublas_dgeqrf_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgeqrfBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgeqrf_batched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_cgeqrf_batched(void **cubind_state)
@@ -24183,6 +28923,18 @@ static void test_cubind_cublas_cgeqrf_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgeqrfBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgeqrf_batched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zgeqrf_batched(void **cubind_state)
@@ -24222,6 +28974,18 @@ static void test_cubind_cublas_zgeqrf_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgeqrfBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgeqrf_batched(handle, m, n, Aarray, lda, TauArray, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -24271,6 +29035,22 @@ static void test_cubind_cublas_sgels_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgelsBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *devInfoArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        devInfoArray = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgels_batched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("devInfoArray", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublas_dgels_batched(void **cubind_state)
@@ -24318,6 +29098,22 @@ static void test_cubind_cublas_dgels_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgelsBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *devInfoArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        devInfoArray = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgels_batched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("devInfoArray", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -24367,6 +29163,22 @@ static void test_cubind_cublas_cgels_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgelsBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *devInfoArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        devInfoArray = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgels_batched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("devInfoArray", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublas_zgels_batched(void **cubind_state)
@@ -24415,6 +29227,22 @@ static void test_cubind_cublas_zgels_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgelsBatched", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *devInfoArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        devInfoArray = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgels_batched(handle, trans, m, n, nrhs, Aarray, lda, Carray, ldc, info, devInfoArray, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("devInfoArray", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublas_stpttr(void **cubind_state)
@@ -24450,6 +29278,18 @@ static void test_cubind_cublas_stpttr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStpttr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_stpttr(handle, uplo, n, AP, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -24487,6 +29327,18 @@ static void test_cubind_cublas_dtpttr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtpttr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtpttr(handle, uplo, n, AP, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ctpttr(void **cubind_state)
@@ -24522,6 +29374,18 @@ static void test_cubind_cublas_ctpttr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtpttr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctpttr(handle, uplo, n, AP, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -24559,6 +29423,18 @@ static void test_cubind_cublas_ztpttr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtpttr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztpttr(handle, uplo, n, AP, A, lda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_strttp(void **cubind_state)
@@ -24594,6 +29470,18 @@ static void test_cubind_cublas_strttp(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasStrttp", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_strttp(handle, uplo, n, A, lda, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -24631,6 +29519,18 @@ static void test_cubind_cublas_dtrttp(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDtrttp", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dtrttp(handle, uplo, n, A, lda, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ctrttp(void **cubind_state)
@@ -24667,6 +29567,18 @@ static void test_cubind_cublas_ctrttp(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCtrttp", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ctrttp(handle, uplo, n, A, lda, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_ztrttp(void **cubind_state)
@@ -24702,6 +29614,18 @@ static void test_cubind_cublas_ztrttp(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZtrttp", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *AP];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        AP = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_ztrttp(handle, uplo, n, A, lda, AP);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("AP", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -24741,6 +29665,22 @@ static void test_cubind_cublas_sgetrf_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgetrfBatched", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        P = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        info = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgetrf_batched(handle, n, A, lda, P, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("P", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("info", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublas_dgetrf_batched(void **cubind_state)
@@ -24778,6 +29718,22 @@ static void test_cubind_cublas_dgetrf_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgetrfBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        P = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        info = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgetrf_batched(handle, n, A, lda, P, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("P", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("info", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -24817,6 +29773,22 @@ static void test_cubind_cublas_cgetrf_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgetrfBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        P = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        info = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgetrf_batched(handle, n, A, lda, P, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("P", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("info", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublas_zgetrf_batched(void **cubind_state)
@@ -24854,6 +29826,22 @@ static void test_cubind_cublas_zgetrf_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgetrfBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        P = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        info = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgetrf_batched(handle, n, A, lda, P, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("P", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("info", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -24897,6 +29885,18 @@ static void test_cubind_cublas_sgetri_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgetriBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgetri_batched(handle, n, A, lda, P, C, ldc, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dgetri_batched(void **cubind_state)
@@ -24938,6 +29938,18 @@ static void test_cubind_cublas_dgetri_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgetriBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgetri_batched(handle, n, A, lda, P, C, ldc, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -24981,6 +29993,18 @@ static void test_cubind_cublas_cgetri_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgetriBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgetri_batched(handle, n, A, lda, P, C, ldc, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zgetri_batched(void **cubind_state)
@@ -25022,6 +30046,18 @@ static void test_cubind_cublas_zgetri_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgetriBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgetri_batched(handle, n, A, lda, P, C, ldc, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -25069,6 +30105,18 @@ static void test_cubind_cublas_sgetrs_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasSgetrsBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_sgetrs_batched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_dgetrs_batched(void **cubind_state)
@@ -25114,6 +30162,18 @@ static void test_cubind_cublas_dgetrs_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasDgetrsBatched", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_dgetrs_batched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -25161,6 +30221,18 @@ static void test_cubind_cublas_cgetrs_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasCgetrsBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_cgetrs_batched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublas_zgetrs_batched(void **cubind_state)
@@ -25206,6 +30278,18 @@ static void test_cubind_cublas_zgetrs_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasZgetrsBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_zgetrs_batched(handle, trans, n, nrhs, Aarray, lda, devIpiv, Barray, ldb, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -25266,6 +30350,18 @@ static void test_cubind_cublas_uint8gemm_bias(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasUint8gemmBias", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (unsigned char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_uint8gemm_bias(handle, transa, transb, transc, m, n, k, A, A_bias, lda, B, B_bias, ldb, C, C_bias, ldc, C_mult, C_shift);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -25895,6 +30991,18 @@ static void test_cubind_cublas_hss_gemv_strided_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHSSgemvStridedBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_hss_gemv_strided_batched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasHSSgemvStridedBatched_64 is called in the older releases where its call differs */
@@ -25962,6 +31070,18 @@ static void test_cubind_cublas_hss_gemv_strided_batched_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasHSSgemvStridedBatched_64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_hss_gemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -26143,6 +31263,18 @@ static void test_cubind_cublas_tss_gemv_strided_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasTSSgemvStridedBatched", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_tss_gemv_strided_batched(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasTSSgemvStridedBatched_64 is called in the older releases where its call differs */
@@ -26210,6 +31342,18 @@ static void test_cubind_cublas_tss_gemv_strided_batched_64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasTSSgemvStridedBatched_64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublas_tss_gemv_strided_batched_64(handle, trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -26605,6 +31749,18 @@ static void test_cubind_cublasXt_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (cublasXtHandle_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_create(handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_destroy(void **cubind_state)
@@ -26661,6 +31817,22 @@ static void test_cubind_cublasXt_get_num_boards(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtGetNumBoards", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *deviceId];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nbBoards];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        deviceId = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nbBoards = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_get_num_boards(nbDevices, deviceId, nbBoards);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("deviceId", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nbBoards", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublasXt_max_boards(void **cubind_state)
@@ -26686,6 +31858,18 @@ static void test_cubind_cublasXt_max_boards(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtMaxBoards", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nbGpuBoards];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nbGpuBoards = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_max_boards(nbGpuBoards);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nbGpuBoards", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -26716,6 +31900,18 @@ static void test_cubind_cublasXt_device_select(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDeviceSelect", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *deviceId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        deviceId = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_device_select(handle, nbDevices, deviceId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("deviceId", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -26773,6 +31969,18 @@ static void test_cubind_cublasXt_get_block_dim(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtGetBlockDim", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *blockDim];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        blockDim = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_get_block_dim(handle, blockDim);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("blockDim", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_get_pinning_mem_mode(void **cubind_state)
@@ -26800,6 +32008,18 @@ static void test_cubind_cublasXt_get_pinning_mem_mode(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtGetPinningMemMode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (cublasXtPinnedMemMode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_get_pinning_mem_mode(handle, mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -26945,6 +32165,18 @@ static void test_cubind_cublasXt_sgemm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSgemm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_sgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_dgemm(void **cubind_state)
@@ -26996,6 +32228,18 @@ static void test_cubind_cublasXt_dgemm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDgemm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_dgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -27049,6 +32293,18 @@ static void test_cubind_cublasXt_cgemm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCgemm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_cgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_zgemm(void **cubind_state)
@@ -27101,6 +32357,18 @@ static void test_cubind_cublasXt_zgemm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZgemm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_zgemm(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_ssyrk(void **cubind_state)
@@ -27146,6 +32414,18 @@ static void test_cubind_cublasXt_ssyrk(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSsyrk", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_ssyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -27193,6 +32473,18 @@ static void test_cubind_cublasXt_dsyrk(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDsyrk", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_dsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_csyrk(void **cubind_state)
@@ -27238,6 +32530,18 @@ static void test_cubind_cublasXt_csyrk(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCsyrk", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_csyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -27285,6 +32589,18 @@ static void test_cubind_cublasXt_zsyrk(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZsyrk", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_zsyrk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_cherk(void **cubind_state)
@@ -27331,6 +32647,18 @@ static void test_cubind_cublasXt_cherk(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCherk", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_cherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_zherk(void **cubind_state)
@@ -27376,6 +32704,18 @@ static void test_cubind_cublasXt_zherk(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZherk", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_zherk(handle, uplo, trans, n, k, alpha, A, lda, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -27427,6 +32767,18 @@ static void test_cubind_cublasXt_ssyr2k(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSsyr2k", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_ssyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_dsyr2k(void **cubind_state)
@@ -27476,6 +32828,18 @@ static void test_cubind_cublasXt_dsyr2k(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDsyr2k", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_dsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -27527,6 +32891,18 @@ static void test_cubind_cublasXt_csyr2k(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCsyr2k", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_csyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_zsyr2k(void **cubind_state)
@@ -27576,6 +32952,18 @@ static void test_cubind_cublasXt_zsyr2k(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZsyr2k", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_zsyr2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -27627,6 +33015,18 @@ static void test_cubind_cublasXt_cherkx(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCherkx", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_cherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_zherkx(void **cubind_state)
@@ -27677,6 +33077,18 @@ static void test_cubind_cublasXt_zherkx(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZherkx", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_zherkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_strsm(void **cubind_state)
@@ -27724,6 +33136,18 @@ static void test_cubind_cublasXt_strsm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtStrsm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_strsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -27773,6 +33197,18 @@ static void test_cubind_cublasXt_dtrsm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDtrsm", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_dtrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_ctrsm(void **cubind_state)
@@ -27821,6 +33257,18 @@ static void test_cubind_cublasXt_ctrsm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCtrsm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_ctrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_ztrsm(void **cubind_state)
@@ -27868,6 +33316,18 @@ static void test_cubind_cublasXt_ztrsm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZtrsm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_ztrsm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -27919,6 +33379,18 @@ static void test_cubind_cublasXt_ssymm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSsymm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_ssymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_dsymm(void **cubind_state)
@@ -27968,6 +33440,18 @@ static void test_cubind_cublasXt_dsymm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDsymm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_dsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -28019,6 +33503,18 @@ static void test_cubind_cublasXt_csymm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCsymm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_csymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_zsymm(void **cubind_state)
@@ -28068,6 +33564,18 @@ static void test_cubind_cublasXt_zsymm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZsymm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_zsymm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -28119,6 +33627,18 @@ static void test_cubind_cublasXt_chemm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtChemm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_chemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_zhemm(void **cubind_state)
@@ -28168,6 +33688,18 @@ static void test_cubind_cublasXt_zhemm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZhemm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_zhemm(handle, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -28219,6 +33751,18 @@ static void test_cubind_cublasXt_ssyrkx(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSsyrkx", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_ssyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_dsyrkx(void **cubind_state)
@@ -28268,6 +33812,18 @@ static void test_cubind_cublasXt_dsyrkx(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDsyrkx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_dsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -28319,6 +33875,18 @@ static void test_cubind_cublasXt_csyrkx(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCsyrkx", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_csyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_zsyrkx(void **cubind_state)
@@ -28368,6 +33936,18 @@ static void test_cubind_cublasXt_zsyrkx(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZsyrkx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_zsyrkx(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -28419,6 +33999,18 @@ static void test_cubind_cublasXt_cher2k(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCher2k", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_cher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_zher2k(void **cubind_state)
@@ -28469,6 +34061,18 @@ static void test_cubind_cublasXt_zher2k(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZher2k", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_zher2k(handle, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_sspmm(void **cubind_state)
@@ -28516,6 +34120,18 @@ static void test_cubind_cublasXt_sspmm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtSspmm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_sspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -28565,6 +34181,18 @@ static void test_cubind_cublasXt_dspmm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDspmm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_dspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_cspmm(void **cubind_state)
@@ -28613,6 +34241,18 @@ static void test_cubind_cublasXt_cspmm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCspmm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_cspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_zspmm(void **cubind_state)
@@ -28660,6 +34300,18 @@ static void test_cubind_cublasXt_zspmm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZspmm", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_zspmm(handle, side, uplo, m, n, alpha, AP, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -28713,6 +34365,18 @@ static void test_cubind_cublasXt_strmm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtStrmm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_strmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_dtrmm(void **cubind_state)
@@ -28764,6 +34428,18 @@ static void test_cubind_cublasXt_dtrmm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtDtrmm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_dtrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -28817,6 +34493,18 @@ static void test_cubind_cublasXt_ctrmm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtCtrmm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_ctrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasXt_ztrmm(void **cubind_state)
@@ -28868,6 +34556,18 @@ static void test_cubind_cublasXt_ztrmm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLAS, "cublasXtZtrmm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasXt_ztrmm(handle, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 

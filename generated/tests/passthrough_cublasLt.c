@@ -69,6 +69,18 @@ static void test_cubind_cublasLt_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtCreate", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lightHandle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lightHandle = (cublasLtHandle_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_create(lightHandle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lightHandle", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasLt_destroy(void **cubind_state)
@@ -249,6 +261,18 @@ static void test_cubind_cublasLt_heuristics_cache_get_capacity(void **cubind_sta
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtHeuristicsCacheGetCapacity", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *capacity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        capacity = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_heuristics_cache_get_capacity(capacity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("capacity", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasLt_heuristics_cache_set_capacity(void **cubind_state)
@@ -368,6 +392,34 @@ static void test_cubind_cublasLt_matmul(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmul", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *computeDesc];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Adesc];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *Bdesc];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *Cdesc];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *Ddesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        computeDesc = (cublasLtMatmulDesc_t)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Adesc = (cublasLtMatrixLayout_t)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        Bdesc = (cublasLtMatrixLayout_t)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        Cdesc = (cublasLtMatrixLayout_t)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        Ddesc = (cublasLtMatrixLayout_t)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("computeDesc", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Adesc", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("Bdesc", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("Cdesc", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("Ddesc", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_transform(void **cubind_state)
@@ -414,6 +466,30 @@ static void test_cubind_cublasLt_matrix_transform(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransform", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *transformDesc];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Adesc];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *Bdesc];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *Cdesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        transformDesc = (cublasLtMatrixTransformDesc_t)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Adesc = (cublasLtMatrixLayout_t)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        Bdesc = (cublasLtMatrixLayout_t)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        Cdesc = (cublasLtMatrixLayout_t)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matrix_transform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("transformDesc", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Adesc", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("Bdesc", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("Cdesc", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_layout_init_internal(void **cubind_state)
@@ -450,6 +526,18 @@ static void test_cubind_cublasLt_matrix_layout_init_internal(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutInit_internal", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *matLayout];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        matLayout = (cublasLtMatrixLayout_t)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matrix_layout_init_internal(matLayout, size, type, rows, cols, ld);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("matLayout", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_layout_create(void **cubind_state)
@@ -484,6 +572,18 @@ static void test_cubind_cublasLt_matrix_layout_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *matLayout];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        matLayout = (cublasLtMatrixLayout_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matrix_layout_create(matLayout, type, rows, cols, ld);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("matLayout", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_layout_destroy(void **cubind_state)
@@ -509,6 +609,18 @@ static void test_cubind_cublasLt_matrix_layout_destroy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutDestroy", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *matLayout];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        matLayout = (cublasLtMatrixLayout_t)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matrix_layout_destroy(matLayout);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("matLayout", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -541,6 +653,18 @@ static void test_cubind_cublasLt_matrix_layout_set_attribute(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutSetAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *matLayout];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        matLayout = (cublasLtMatrixLayout_t)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matrix_layout_set_attribute(matLayout, attr, buf, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("matLayout", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -576,6 +700,22 @@ static void test_cubind_cublasLt_matrix_layout_get_attribute(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixLayoutGetAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *matLayout];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sizeWritten];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        matLayout = (cublasLtMatrixLayout_t)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sizeWritten = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matrix_layout_get_attribute(matLayout, attr, buf, sizeInBytes, sizeWritten);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("matLayout", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sizeWritten", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_desc_init_internal(void **cubind_state)
@@ -608,6 +748,18 @@ static void test_cubind_cublasLt_matmul_desc_init_internal(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescInit_internal", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *matmulDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        matmulDesc = (cublasLtMatmulDesc_t)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_desc_init_internal(matmulDesc, size, computeType, scaleType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("matmulDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_desc_create(void **cubind_state)
@@ -638,6 +790,18 @@ static void test_cubind_cublasLt_matmul_desc_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescCreate", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *matmulDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        matmulDesc = (cublasLtMatmulDesc_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_desc_create(matmulDesc, computeType, scaleType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("matmulDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_desc_destroy(void **cubind_state)
@@ -663,6 +827,18 @@ static void test_cubind_cublasLt_matmul_desc_destroy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescDestroy", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *matmulDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        matmulDesc = (cublasLtMatmulDesc_t)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_desc_destroy(matmulDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("matmulDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -695,6 +871,18 @@ static void test_cubind_cublasLt_matmul_desc_set_attribute(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescSetAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *matmulDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        matmulDesc = (cublasLtMatmulDesc_t)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_desc_set_attribute(matmulDesc, attr, buf, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("matmulDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -730,6 +918,22 @@ static void test_cubind_cublasLt_matmul_desc_get_attribute(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulDescGetAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *matmulDesc];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sizeWritten];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        matmulDesc = (cublasLtMatmulDesc_t)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sizeWritten = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_desc_get_attribute(matmulDesc, attr, buf, sizeInBytes, sizeWritten);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("matmulDesc", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sizeWritten", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_transform_desc_init_internal(void **cubind_state)
@@ -760,6 +964,18 @@ static void test_cubind_cublasLt_matrix_transform_desc_init_internal(void **cubi
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescInit_internal", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *transformDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        transformDesc = (cublasLtMatrixTransformDesc_t)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matrix_transform_desc_init_internal(transformDesc, size, scaleType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("transformDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_transform_desc_create(void **cubind_state)
@@ -788,6 +1004,18 @@ static void test_cubind_cublasLt_matrix_transform_desc_create(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *transformDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        transformDesc = (cublasLtMatrixTransformDesc_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matrix_transform_desc_create(transformDesc, scaleType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("transformDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasLt_matrix_transform_desc_destroy(void **cubind_state)
@@ -813,6 +1041,18 @@ static void test_cubind_cublasLt_matrix_transform_desc_destroy(void **cubind_sta
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescDestroy", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *transformDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        transformDesc = (cublasLtMatrixTransformDesc_t)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matrix_transform_desc_destroy(transformDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("transformDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -845,6 +1085,18 @@ static void test_cubind_cublasLt_matrix_transform_desc_set_attribute(void **cubi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescSetAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *transformDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        transformDesc = (cublasLtMatrixTransformDesc_t)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matrix_transform_desc_set_attribute(transformDesc, attr, buf, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("transformDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -879,6 +1131,22 @@ static void test_cubind_cublasLt_matrix_transform_desc_get_attribute(void **cubi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatrixTransformDescGetAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *transformDesc];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sizeWritten];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        transformDesc = (cublasLtMatrixTransformDesc_t)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sizeWritten = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matrix_transform_desc_get_attribute(transformDesc, attr, buf, sizeInBytes, sizeWritten);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("transformDesc", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sizeWritten", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -922,6 +1190,18 @@ static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescInit_internal", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *emulationDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        emulationDesc = (cublasLtEmulationDesc_t)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_emulation_desc_init_internal(emulationDesc, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("emulationDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasLtEmulationDescCreate is called in the older releases where its call differs */
@@ -962,6 +1242,18 @@ static void test_cubind_cublasLt_emulation_desc_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *emulationDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        emulationDesc = (cublasLtEmulationDesc_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_emulation_desc_create(emulationDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("emulationDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cublasLtEmulationDescDestroy is called in the older releases where its call differs */
@@ -1001,6 +1293,18 @@ static void test_cubind_cublasLt_emulation_desc_destroy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescDestroy", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *emulationDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        emulationDesc = (cublasLtEmulationDesc_t)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_emulation_desc_destroy(emulationDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("emulationDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1047,6 +1351,18 @@ static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescSetAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *emulationDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        emulationDesc = (cublasLtEmulationDesc_t)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_emulation_desc_set_attribute(emulationDesc, attr, buf, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("emulationDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1096,6 +1412,22 @@ static void test_cubind_cublasLt_emulation_desc_get_attribute(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtEmulationDescGetAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *emulationDesc];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sizeWritten];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        emulationDesc = (cublasLtEmulationDesc_t)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sizeWritten = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_emulation_desc_get_attribute(emulationDesc, attr, buf, sizeInBytes, sizeWritten);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("emulationDesc", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sizeWritten", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cublasLtMatmulPreferenceInit_internal is called in the older releases where its call differs */
@@ -1136,6 +1468,18 @@ static void test_cubind_cublasLt_matmul_preference_init_internal(void **cubind_s
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceInit_internal", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pref];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pref = (cublasLtMatmulPreference_t)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_preference_init_internal(pref, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pref", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_preference_create(void **cubind_state)
@@ -1162,6 +1506,18 @@ static void test_cubind_cublasLt_matmul_preference_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pref];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pref = (cublasLtMatmulPreference_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_preference_create(pref);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pref", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_preference_destroy(void **cubind_state)
@@ -1187,6 +1543,18 @@ static void test_cubind_cublasLt_matmul_preference_destroy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceDestroy", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pref];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pref = (cublasLtMatmulPreference_t)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_preference_destroy(pref);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pref", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1219,6 +1587,18 @@ static void test_cubind_cublasLt_matmul_preference_set_attribute(void **cubind_s
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceSetAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pref];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pref = (cublasLtMatmulPreference_t)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_preference_set_attribute(pref, attr, buf, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pref", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1253,6 +1633,22 @@ static void test_cubind_cublasLt_matmul_preference_get_attribute(void **cubind_s
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulPreferenceGetAttribute", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pref];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sizeWritten];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pref = (cublasLtMatmulPreference_t)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sizeWritten = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_preference_get_attribute(pref, attr, buf, sizeInBytes, sizeWritten);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pref", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sizeWritten", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -1298,6 +1694,46 @@ static void test_cubind_cublasLt_matmul_algo_get_heuristic(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoGetHeuristic", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *operationDesc];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Adesc];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *Bdesc];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *Cdesc];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *Ddesc];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *preference];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *heuristicResultsArray];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *returnAlgoCount];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        operationDesc = (cublasLtMatmulDesc_t)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Adesc = (cublasLtMatrixLayout_t)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        Bdesc = (cublasLtMatrixLayout_t)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        Cdesc = (cublasLtMatrixLayout_t)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        Ddesc = (cublasLtMatrixLayout_t)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        preference = (cublasLtMatmulPreference_t)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        heuristicResultsArray = (cublasLtMatmulHeuristicResult_t *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        returnAlgoCount = (int *)(void *)cubind_output_7;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_algo_get_heuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("operationDesc", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Adesc", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("Bdesc", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("Cdesc", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("Ddesc", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("preference", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("heuristicResultsArray", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("returnAlgoCount", cubind_output_7, sizeof cubind_output_7);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_algo_get_ids(void **cubind_state)
@@ -1342,6 +1778,22 @@ static void test_cubind_cublasLt_matmul_algo_get_ids(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoGetIds", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *algoIdsArray];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *returnAlgoCount];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        algoIdsArray = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        returnAlgoCount = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_algo_get_ids(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount, algoIdsArray, returnAlgoCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("algoIdsArray", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("returnAlgoCount", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_algo_init(void **cubind_state)
@@ -1384,6 +1836,18 @@ static void test_cubind_cublasLt_matmul_algo_init(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoInit", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *algo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        algo = (cublasLtMatmulAlgo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_algo_init(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, algoId, algo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("algo", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_algo_check(void **cubind_state)
@@ -1424,6 +1888,38 @@ static void test_cubind_cublasLt_matmul_algo_check(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoCheck", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *operationDesc];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Adesc];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *Bdesc];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *Cdesc];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *Ddesc];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *result];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        operationDesc = (cublasLtMatmulDesc_t)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Adesc = (cublasLtMatrixLayout_t)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        Bdesc = (cublasLtMatrixLayout_t)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        Cdesc = (cublasLtMatrixLayout_t)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        Ddesc = (cublasLtMatrixLayout_t)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        result = (cublasLtMatmulHeuristicResult_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_algo_check(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo, result);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("operationDesc", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Adesc", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("Bdesc", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("Cdesc", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("Ddesc", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("result", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_algo_cap_get_attribute(void **cubind_state)
@@ -1458,6 +1954,18 @@ static void test_cubind_cublasLt_matmul_algo_cap_get_attribute(void **cubind_sta
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoCapGetAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeWritten];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeWritten = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_algo_cap_get_attribute(algo, attr, buf, sizeInBytes, sizeWritten);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeWritten", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cublasLt_matmul_algo_config_set_attribute(void **cubind_state)
@@ -1489,6 +1997,18 @@ static void test_cubind_cublasLt_matmul_algo_config_set_attribute(void **cubind_
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoConfigSetAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *algo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        algo = (cublasLtMatmulAlgo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_algo_config_set_attribute(algo, attr, buf, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("algo", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1523,6 +2043,18 @@ static void test_cubind_cublasLt_matmul_algo_config_get_attribute(void **cubind_
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtMatmulAlgoConfigGetAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeWritten];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeWritten = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_matmul_algo_config_get_attribute(algo, attr, buf, sizeInBytes, sizeWritten);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeWritten", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1575,6 +2107,18 @@ static void test_cubind_cublasLt_logger_set_file(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUBLASLT, "cublasLtLoggerSetFile", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *file];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        file = (FILE *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cublasLt_logger_set_file(file);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("file", cubind_output_0, sizeof cubind_output_0);
     }
 }
 

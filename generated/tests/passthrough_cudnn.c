@@ -165,6 +165,17 @@ static void test_cubind_cudnn_get_last_error_string(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 0);
         cubind_test_assert_no_error();
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *message];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        message = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_cudnn_get_last_error_string(message, max_size);
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("message", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_query_runtime_error(void **cubind_state)
@@ -197,6 +208,18 @@ static void test_cubind_cudnn_query_runtime_error(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnQueryRuntimeError", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rstatus];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rstatus = (cudnnStatus_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_query_runtime_error(handle, rstatus, mode, tag);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rstatus", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_get_property(void **cubind_state)
@@ -225,6 +248,18 @@ static void test_cubind_cudnn_get_property(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetProperty", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *value];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        value = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_property(type, value);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("value", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_create(void **cubind_state)
@@ -250,6 +285,18 @@ static void test_cubind_cudnn_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (cudnnHandle_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create(handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -333,6 +380,18 @@ static void test_cubind_cudnn_get_stream(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetStream", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *streamId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        streamId = (cudaStream_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_stream(handle, streamId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("streamId", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_set_callback(void **cubind_state)
@@ -393,6 +452,26 @@ static void test_cubind_cudnn_get_callback(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCallback", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mask];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *udata];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *fptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mask = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        udata = (void **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        fptr = (cudnnCallback_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_callback(mask, udata, fptr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mask", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("udata", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("fptr", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cudnn_graph_version_check(void **cubind_state)
@@ -444,6 +523,18 @@ static void test_cubind_cudnn_backend_create_descriptor(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendCreateDescriptor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *descriptor];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        descriptor = (cudnnBackendDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_backend_create_descriptor(descriptorType, descriptor);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("descriptor", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -593,6 +684,18 @@ static void test_cubind_cudnn_backend_get_attribute(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnBackendGetAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *elementCount];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        elementCount = (int64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_backend_get_attribute(descriptor, attributeName, attributeType, requestedElementCount, elementCount, arrayOfElements);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("elementCount", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_backend_execute(void **cubind_state)
@@ -712,6 +815,18 @@ static void test_cubind_cudnn_create_tensor_descriptor(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateTensorDescriptor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *tensorDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        tensorDesc = (cudnnTensorDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_tensor_descriptor(tensorDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("tensorDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -839,6 +954,50 @@ static void test_cubind_cudnn_get_tensor4d_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensor4dDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dataType];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *n];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *c];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *h];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *w];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *nStride];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *cStride];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *hStride];
+        _Alignas(128) unsigned char cubind_output_8[sizeof *wStride];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dataType = (cudnnDataType_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        n = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        c = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        h = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        w = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        nStride = (int *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        cStride = (int *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        hStride = (int *)(void *)cubind_output_7;
+        memset(cubind_output_8, 0xa5, sizeof cubind_output_8);
+        wStride = (int *)(void *)cubind_output_8;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_tensor4d_descriptor(tensorDesc, dataType, n, c, h, w, nStride, cStride, hStride, wStride);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dataType", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("n", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("c", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("h", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("w", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("nStride", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("cStride", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("hStride", cubind_output_7, sizeof cubind_output_7);
+        cubind_test_assert_zero("wStride", cubind_output_8, sizeof cubind_output_8);
+    }
 }
 
 static void test_cubind_cudnn_set_tensor_nd_descriptor(void **cubind_state)
@@ -943,6 +1102,30 @@ static void test_cubind_cudnn_get_tensor_nd_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensorNdDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dataType];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nbDims];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dimA];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *strideA];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dataType = (cudnnDataType_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nbDims = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dimA = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        strideA = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_tensor_nd_descriptor(tensorDesc, nbDimsRequested, dataType, nbDims, dimA, strideA);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dataType", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nbDims", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dimA", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("strideA", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cudnn_get_tensor_size_in_bytes(void **cubind_state)
@@ -970,6 +1153,18 @@ static void test_cubind_cudnn_get_tensor_size_in_bytes(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensorSizeInBytes", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *size];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        size = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_tensor_size_in_bytes(tensorDesc, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("size", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1029,6 +1224,18 @@ static void test_cubind_cudnn_init_transform_dest(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnInitTransformDest", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *destSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        destSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_init_transform_dest(transformDesc, srcDesc, destDesc, destSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("destSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_create_tensor_transform_descriptor(void **cubind_state)
@@ -1054,6 +1261,18 @@ static void test_cubind_cudnn_create_tensor_transform_descriptor(void **cubind_s
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateTensorTransformDescriptor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *transformDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        transformDesc = (cudnnTensorTransformDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_tensor_transform_descriptor(transformDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("transformDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1130,6 +1349,34 @@ static void test_cubind_cudnn_get_tensor_transform_descriptor(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetTensorTransformDescriptor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *destFormat];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *padBeforeA];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *padAfterA];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *foldA];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *direction];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        destFormat = (cudnnTensorFormat_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        padBeforeA = (int32_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        padAfterA = (int32_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        foldA = (uint32_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        direction = (cudnnFoldingDirection_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_tensor_transform_descriptor(transformDesc, nbDimsRequested, destFormat, padBeforeA, padAfterA, foldA, direction);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("destFormat", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("padBeforeA", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("padAfterA", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("foldA", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("direction", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -1299,6 +1546,18 @@ static void test_cubind_cudnn_create_op_tensor_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateOpTensorDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *opTensorDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        opTensorDesc = (cudnnOpTensorDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_op_tensor_descriptor(opTensorDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("opTensorDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_set_op_tensor_descriptor(void **cubind_state)
@@ -1362,6 +1621,26 @@ static void test_cubind_cudnn_get_op_tensor_descriptor(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetOpTensorDescriptor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *opTensorOp];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *opTensorCompType];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *opTensorNanOpt];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        opTensorOp = (cudnnOpTensorOp_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        opTensorCompType = (cudnnDataType_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        opTensorNanOpt = (cudnnNanPropagation_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_op_tensor_descriptor(opTensorDesc, opTensorOp, opTensorCompType, opTensorNanOpt);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("opTensorOp", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("opTensorCompType", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("opTensorNanOpt", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -1461,6 +1740,18 @@ static void test_cubind_cudnn_create_reduce_tensor_descriptor(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateReduceTensorDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *reduceTensorDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        reduceTensorDesc = (cudnnReduceTensorDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_reduce_tensor_descriptor(reduceTensorDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("reduceTensorDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_set_reduce_tensor_descriptor(void **cubind_state)
@@ -1533,6 +1824,34 @@ static void test_cubind_cudnn_get_reduce_tensor_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetReduceTensorDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *reduceTensorOp];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *reduceTensorCompType];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *reduceTensorNanOpt];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *reduceTensorIndices];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *reduceTensorIndicesType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        reduceTensorOp = (cudnnReduceTensorOp_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        reduceTensorCompType = (cudnnDataType_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        reduceTensorNanOpt = (cudnnNanPropagation_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        reduceTensorIndices = (cudnnReduceTensorIndices_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        reduceTensorIndicesType = (cudnnIndicesType_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_reduce_tensor_descriptor(reduceTensorDesc, reduceTensorOp, reduceTensorCompType, reduceTensorNanOpt, reduceTensorIndices, reduceTensorIndicesType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("reduceTensorOp", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("reduceTensorCompType", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("reduceTensorNanOpt", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("reduceTensorIndices", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("reduceTensorIndicesType", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cudnn_destroy_reduce_tensor_descriptor(void **cubind_state)
@@ -1593,6 +1912,18 @@ static void test_cubind_cudnn_get_reduction_indices_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetReductionIndicesSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_reduction_indices_size(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_get_reduction_workspace_size(void **cubind_state)
@@ -1626,6 +1957,18 @@ static void test_cubind_cudnn_get_reduction_workspace_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetReductionWorkspaceSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_reduction_workspace_size(handle, reduceTensorDesc, aDesc, cDesc, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1765,6 +2108,18 @@ static void test_cubind_cudnn_create_filter_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFilterDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *filterDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        filterDesc = (cudnnFilterDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_filter_descriptor(filterDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("filterDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_set_filter4d_descriptor(void **cubind_state)
@@ -1841,6 +2196,38 @@ static void test_cubind_cudnn_get_filter4d_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFilter4dDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dataType];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *format];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *k];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *c];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *h];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *w];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dataType = (cudnnDataType_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        format = (cudnnTensorFormat_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        k = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        c = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        h = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        w = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_filter4d_descriptor(filterDesc, dataType, format, k, c, h, w);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dataType", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("format", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("k", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("c", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("h", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("w", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cudnn_set_filter_nd_descriptor(void **cubind_state)
@@ -1911,6 +2298,30 @@ static void test_cubind_cudnn_get_filter_nd_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFilterNdDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dataType];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *format];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *nbDims];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *filterDimA];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dataType = (cudnnDataType_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        format = (cudnnTensorFormat_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        nbDims = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        filterDimA = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_filter_nd_descriptor(filterDesc, nbDimsRequested, dataType, format, nbDims, filterDimA);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dataType", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("format", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("nbDims", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("filterDimA", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cudnn_get_filter_size_in_bytes(void **cubind_state)
@@ -1938,6 +2349,18 @@ static void test_cubind_cudnn_get_filter_size_in_bytes(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFilterSizeInBytes", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *size];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        size = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_filter_size_in_bytes(filterDesc, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("size", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2073,6 +2496,18 @@ static void test_cubind_cudnn_create_pooling_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreatePoolingDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *poolingDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        poolingDesc = (cudnnPoolingDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_pooling_descriptor(poolingDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("poolingDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_set_pooling2d_descriptor(void **cubind_state)
@@ -2157,6 +2592,46 @@ static void test_cubind_cudnn_get_pooling2d_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPooling2dDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *maxpoolingNanOpt];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *windowHeight];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *windowWidth];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *verticalPadding];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *horizontalPadding];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *verticalStride];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *horizontalStride];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (cudnnPoolingMode_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        maxpoolingNanOpt = (cudnnNanPropagation_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        windowHeight = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        windowWidth = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        verticalPadding = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        horizontalPadding = (int *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        verticalStride = (int *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        horizontalStride = (int *)(void *)cubind_output_7;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_pooling2d_descriptor(poolingDesc, mode, maxpoolingNanOpt, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("maxpoolingNanOpt", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("windowHeight", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("windowWidth", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("verticalPadding", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("horizontalPadding", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("verticalStride", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("horizontalStride", cubind_output_7, sizeof cubind_output_7);
+    }
 }
 
 static void test_cubind_cudnn_set_pooling_nd_descriptor(void **cubind_state)
@@ -2235,6 +2710,38 @@ static void test_cubind_cudnn_get_pooling_nd_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPoolingNdDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *maxpoolingNanOpt];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *nbDims];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *windowDimA];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *paddingA];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *strideA];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (cudnnPoolingMode_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        maxpoolingNanOpt = (cudnnNanPropagation_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        nbDims = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        windowDimA = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        paddingA = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        strideA = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_pooling_nd_descriptor(poolingDesc, nbDimsRequested, mode, maxpoolingNanOpt, nbDims, windowDimA, paddingA, strideA);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("maxpoolingNanOpt", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("nbDims", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("windowDimA", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("paddingA", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("strideA", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cudnn_get_pooling_nd_forward_output_dim(void **cubind_state)
@@ -2266,6 +2773,18 @@ static void test_cubind_cudnn_get_pooling_nd_forward_output_dim(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPoolingNdForwardOutputDim", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *outputTensorDimA];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        outputTensorDimA = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_pooling_nd_forward_output_dim(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("outputTensorDimA", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2302,6 +2821,30 @@ static void test_cubind_cudnn_get_pooling2d_forward_output_dim(void **cubind_sta
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetPooling2dForwardOutputDim", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *n];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *c];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *h];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *w];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        n = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        c = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        h = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        w = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_pooling2d_forward_output_dim(poolingDesc, inputTensorDesc, n, c, h, w);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("n", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("c", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("h", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("w", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -2395,6 +2938,18 @@ static void test_cubind_cudnn_create_activation_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateActivationDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *activationDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        activationDesc = (cudnnActivationDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_activation_descriptor(activationDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("activationDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_set_activation_descriptor(void **cubind_state)
@@ -2459,6 +3014,26 @@ static void test_cubind_cudnn_get_activation_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetActivationDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *reluNanOpt];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *coef];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (cudnnActivationMode_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        reluNanOpt = (cudnnNanPropagation_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        coef = (double *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_activation_descriptor(activationDesc, mode, reluNanOpt, coef);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("reluNanOpt", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("coef", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cudnn_set_activation_descriptor_swish_beta(void **cubind_state)
@@ -2514,6 +3089,18 @@ static void test_cubind_cudnn_get_activation_descriptor_swish_beta(void **cubind
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetActivationDescriptorSwishBeta", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *swish_beta];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        swish_beta = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_activation_descriptor_swish_beta(activationDesc, swish_beta);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("swish_beta", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2607,6 +3194,18 @@ static void test_cubind_cudnn_create_lrn_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateLRNDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *normDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        normDesc = (cudnnLRNDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_lrn_descriptor(normDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("normDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_set_lrn_descriptor(void **cubind_state)
@@ -2674,6 +3273,30 @@ static void test_cubind_cudnn_get_lrn_descriptor(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetLRNDescriptor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lrnN];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lrnAlpha];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *lrnBeta];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lrnK];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lrnN = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lrnAlpha = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        lrnBeta = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lrnK = (double *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_lrn_descriptor(normDesc, lrnN, lrnAlpha, lrnBeta, lrnK);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lrnN", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lrnAlpha", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("lrnBeta", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lrnK", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -2999,6 +3622,18 @@ static void test_cubind_cudnn_create_spatial_transformer_descriptor(void **cubin
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateSpatialTransformerDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *stDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        stDesc = (cudnnSpatialTransformerDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_spatial_transformer_descriptor(stDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("stDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_set_spatial_transformer_nd_descriptor(void **cubind_state)
@@ -3159,6 +3794,18 @@ static void test_cubind_cudnn_create_dropout_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateDropoutDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dropoutDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dropoutDesc = (cudnnDropoutDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_dropout_descriptor(dropoutDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dropoutDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_destroy_dropout_descriptor(void **cubind_state)
@@ -3213,6 +3860,18 @@ static void test_cubind_cudnn_dropout_get_states_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDropoutGetStatesSize", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_dropout_get_states_size(handle, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_dropout_get_reserve_space_size(void **cubind_state)
@@ -3240,6 +3899,18 @@ static void test_cubind_cudnn_dropout_get_reserve_space_size(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnDropoutGetReserveSpaceSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_dropout_get_reserve_space_size(xdesc, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3346,6 +4017,26 @@ static void test_cubind_cudnn_get_dropout_descriptor(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetDropoutDescriptor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dropout];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *states];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *seed];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dropout = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        states = (void **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        seed = (unsigned long long *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_dropout_descriptor(dropoutDesc, handle, dropout, states, seed);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dropout", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("states", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("seed", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -3697,6 +4388,18 @@ static void test_cubind_cudnn_get_batch_normalization_forward_training_ex_worksp
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_batch_normalization_forward_training_ex_workspace_size(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(void **cubind_state)
@@ -3743,6 +4446,18 @@ static void test_cubind_cudnn_get_batch_normalization_backward_ex_workspace_size
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetBatchNormalizationBackwardExWorkspaceSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_batch_normalization_backward_ex_workspace_size(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size(void **cubind_state)
@@ -3778,6 +4493,18 @@ static void test_cubind_cudnn_get_batch_normalization_training_ex_reserve_space_
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetBatchNormalizationTrainingExReserveSpaceSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_batch_normalization_training_ex_reserve_space_size(handle, mode, bnOps, activationDesc, xDesc, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4105,6 +4832,18 @@ static void test_cubind_cudnn_get_normalization_forward_training_workspace_size(
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetNormalizationForwardTrainingWorkspaceSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_normalization_forward_training_workspace_size(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_get_normalization_backward_workspace_size(void **cubind_state)
@@ -4157,6 +4896,18 @@ static void test_cubind_cudnn_get_normalization_backward_workspace_size(void **c
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetNormalizationBackwardWorkspaceSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_normalization_backward_workspace_size(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, sizeInBytes, groupCnt);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_get_normalization_training_reserve_space_size(void **cubind_state)
@@ -4196,6 +4947,18 @@ static void test_cubind_cudnn_get_normalization_training_reserve_space_size(void
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetNormalizationTrainingReserveSpaceSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_normalization_training_reserve_space_size(handle, mode, normOps, algo, activationDesc, xDesc, sizeInBytes, groupCnt);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4517,6 +5280,18 @@ static void test_cubind_cudnn_create_rnn_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateRNNDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rnnDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rnnDesc = (cudnnRNNDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_rnn_descriptor(rnnDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rnnDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_destroy_rnn_descriptor(void **cubind_state)
@@ -4651,6 +5426,70 @@ static void test_cubind_cudnn_get_rnn_descriptor_v8(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNDescriptor_v8", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *algo];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cellMode];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *biasMode];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dirMode];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *inputMode];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *dataType];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *mathPrec];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *mathType];
+        _Alignas(128) unsigned char cubind_output_8[sizeof *inputSize];
+        _Alignas(128) unsigned char cubind_output_9[sizeof *hiddenSize];
+        _Alignas(128) unsigned char cubind_output_10[sizeof *projSize];
+        _Alignas(128) unsigned char cubind_output_11[sizeof *numLayers];
+        _Alignas(128) unsigned char cubind_output_12[sizeof *dropoutDesc];
+        _Alignas(128) unsigned char cubind_output_13[sizeof *auxFlags];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        algo = (cudnnRNNAlgo_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cellMode = (cudnnRNNMode_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        biasMode = (cudnnRNNBiasMode_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dirMode = (cudnnDirectionMode_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        inputMode = (cudnnRNNInputMode_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        dataType = (cudnnDataType_t *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        mathPrec = (cudnnDataType_t *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        mathType = (cudnnMathType_t *)(void *)cubind_output_7;
+        memset(cubind_output_8, 0xa5, sizeof cubind_output_8);
+        inputSize = (int32_t *)(void *)cubind_output_8;
+        memset(cubind_output_9, 0xa5, sizeof cubind_output_9);
+        hiddenSize = (int32_t *)(void *)cubind_output_9;
+        memset(cubind_output_10, 0xa5, sizeof cubind_output_10);
+        projSize = (int32_t *)(void *)cubind_output_10;
+        memset(cubind_output_11, 0xa5, sizeof cubind_output_11);
+        numLayers = (int32_t *)(void *)cubind_output_11;
+        memset(cubind_output_12, 0xa5, sizeof cubind_output_12);
+        dropoutDesc = (cudnnDropoutDescriptor_t *)(void *)cubind_output_12;
+        memset(cubind_output_13, 0xa5, sizeof cubind_output_13);
+        auxFlags = (uint32_t *)(void *)cubind_output_13;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_rnn_descriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("algo", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cellMode", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("biasMode", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dirMode", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("inputMode", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("dataType", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("mathPrec", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("mathType", cubind_output_7, sizeof cubind_output_7);
+        cubind_test_assert_zero("inputSize", cubind_output_8, sizeof cubind_output_8);
+        cubind_test_assert_zero("hiddenSize", cubind_output_9, sizeof cubind_output_9);
+        cubind_test_assert_zero("projSize", cubind_output_10, sizeof cubind_output_10);
+        cubind_test_assert_zero("numLayers", cubind_output_11, sizeof cubind_output_11);
+        cubind_test_assert_zero("dropoutDesc", cubind_output_12, sizeof cubind_output_12);
+        cubind_test_assert_zero("auxFlags", cubind_output_13, sizeof cubind_output_13);
+    }
 }
 
 static void test_cubind_cudnn_rnn_set_clip_v8(void **cubind_state)
@@ -4751,6 +5590,30 @@ static void test_cubind_cudnn_rnn_get_clip_v8(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNGetClip_v8", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *clipMode];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *clipNanOpt];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *lclip];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *rclip];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        clipMode = (cudnnRNNClipMode_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        clipNanOpt = (cudnnNanPropagation_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        lclip = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        rclip = (double *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_rnn_get_clip_v8(rnnDesc, clipMode, clipNanOpt, lclip, rclip);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("clipMode", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("clipNanOpt", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("lclip", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("rclip", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cudnn_rnn_get_clip_v9(void **cubind_state)
@@ -4782,6 +5645,26 @@ static void test_cubind_cudnn_rnn_get_clip_v9(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnRNNGetClip_v9", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *clipMode];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lclip];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *rclip];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        clipMode = (cudnnRNNClipMode_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lclip = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        rclip = (double *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_rnn_get_clip_v9(rnnDesc, clipMode, lclip, rclip);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("clipMode", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lclip", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("rclip", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -4849,6 +5732,22 @@ static void test_cubind_cudnn_get_rnn_temp_space_sizes(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNTempSpaceSizes", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workSpaceSize];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *reserveSpaceSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workSpaceSize = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        reserveSpaceSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_rnn_temp_space_sizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workSpaceSize", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("reserveSpaceSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cudnn_get_rnn_weight_space_size(void **cubind_state)
@@ -4878,6 +5777,18 @@ static void test_cubind_cudnn_get_rnn_weight_space_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNWeightSpaceSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *weightSpaceSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        weightSpaceSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_rnn_weight_space_size(handle, rnnDesc, weightSpaceSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("weightSpaceSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4923,6 +5834,22 @@ static void test_cubind_cudnn_get_rnn_weight_params(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNWeightParams", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mAddr];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bAddr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mAddr = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bAddr = (void **)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_rnn_weight_params(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, mAddr, bDesc, bAddr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mAddr", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bAddr", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cudnn_create_rnn_data_descriptor(void **cubind_state)
@@ -4948,6 +5875,18 @@ static void test_cubind_cudnn_create_rnn_data_descriptor(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateRNNDataDescriptor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rnnDataDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rnnDataDesc = (cudnnRNNDataDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_rnn_data_descriptor(rnnDataDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rnnDataDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5057,6 +5996,38 @@ static void test_cubind_cudnn_get_rnn_data_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetRNNDataDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dataType];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *layout];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *maxSeqLength];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *batchSize];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *vectorSize];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *seqLengthArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dataType = (cudnnDataType_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        layout = (cudnnRNNDataLayout_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        maxSeqLength = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        batchSize = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        vectorSize = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        seqLengthArray = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_rnn_data_descriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize, vectorSize, arrayLengthRequested, seqLengthArray, paddingFill);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dataType", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("layout", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("maxSeqLength", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("batchSize", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("vectorSize", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("seqLengthArray", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cudnn_rnn_forward(void **cubind_state)
@@ -5146,6 +6117,18 @@ static void test_cubind_cudnn_create_seq_data_descriptor(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateSeqDataDescriptor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *seqDataDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        seqDataDesc = (cudnnSeqDataDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_seq_data_descriptor(seqDataDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("seqDataDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5257,6 +6240,38 @@ static void test_cubind_cudnn_get_seq_data_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetSeqDataDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dataType];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nbDims];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dimA];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *axes];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *seqLengthArraySize];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *seqLengthArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dataType = (cudnnDataType_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nbDims = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dimA = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        axes = (cudnnSeqDataAxis_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        seqLengthArraySize = (size_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        seqLengthArray = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_seq_data_descriptor(seqDataDesc, dataType, nbDims, nbDimsRequested, dimA, axes, seqLengthArraySize, seqLengthSizeRequested, seqLengthArray, paddingFill);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dataType", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nbDims", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dimA", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("axes", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("seqLengthArraySize", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("seqLengthArray", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cudnn_create_attn_descriptor(void **cubind_state)
@@ -5282,6 +6297,18 @@ static void test_cubind_cudnn_create_attn_descriptor(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateAttnDescriptor", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *attnDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        attnDesc = (cudnnAttnDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_attn_descriptor(attnDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("attnDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5437,6 +6464,90 @@ static void test_cubind_cudnn_get_attn_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetAttnDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *attnMode];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nHeads];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *smScaler];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dataType];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *computePrec];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *mathType];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *attnDropoutDesc];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *postDropoutDesc];
+        _Alignas(128) unsigned char cubind_output_8[sizeof *qSize];
+        _Alignas(128) unsigned char cubind_output_9[sizeof *kSize];
+        _Alignas(128) unsigned char cubind_output_10[sizeof *vSize];
+        _Alignas(128) unsigned char cubind_output_11[sizeof *qProjSize];
+        _Alignas(128) unsigned char cubind_output_12[sizeof *kProjSize];
+        _Alignas(128) unsigned char cubind_output_13[sizeof *vProjSize];
+        _Alignas(128) unsigned char cubind_output_14[sizeof *oProjSize];
+        _Alignas(128) unsigned char cubind_output_15[sizeof *qoMaxSeqLength];
+        _Alignas(128) unsigned char cubind_output_16[sizeof *kvMaxSeqLength];
+        _Alignas(128) unsigned char cubind_output_17[sizeof *maxBatchSize];
+        _Alignas(128) unsigned char cubind_output_18[sizeof *maxBeamSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        attnMode = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nHeads = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        smScaler = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dataType = (cudnnDataType_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        computePrec = (cudnnDataType_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        mathType = (cudnnMathType_t *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        attnDropoutDesc = (cudnnDropoutDescriptor_t *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        postDropoutDesc = (cudnnDropoutDescriptor_t *)(void *)cubind_output_7;
+        memset(cubind_output_8, 0xa5, sizeof cubind_output_8);
+        qSize = (int *)(void *)cubind_output_8;
+        memset(cubind_output_9, 0xa5, sizeof cubind_output_9);
+        kSize = (int *)(void *)cubind_output_9;
+        memset(cubind_output_10, 0xa5, sizeof cubind_output_10);
+        vSize = (int *)(void *)cubind_output_10;
+        memset(cubind_output_11, 0xa5, sizeof cubind_output_11);
+        qProjSize = (int *)(void *)cubind_output_11;
+        memset(cubind_output_12, 0xa5, sizeof cubind_output_12);
+        kProjSize = (int *)(void *)cubind_output_12;
+        memset(cubind_output_13, 0xa5, sizeof cubind_output_13);
+        vProjSize = (int *)(void *)cubind_output_13;
+        memset(cubind_output_14, 0xa5, sizeof cubind_output_14);
+        oProjSize = (int *)(void *)cubind_output_14;
+        memset(cubind_output_15, 0xa5, sizeof cubind_output_15);
+        qoMaxSeqLength = (int *)(void *)cubind_output_15;
+        memset(cubind_output_16, 0xa5, sizeof cubind_output_16);
+        kvMaxSeqLength = (int *)(void *)cubind_output_16;
+        memset(cubind_output_17, 0xa5, sizeof cubind_output_17);
+        maxBatchSize = (int *)(void *)cubind_output_17;
+        memset(cubind_output_18, 0xa5, sizeof cubind_output_18);
+        maxBeamSize = (int *)(void *)cubind_output_18;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_attn_descriptor(attnDesc, attnMode, nHeads, smScaler, dataType, computePrec, mathType, attnDropoutDesc, postDropoutDesc, qSize, kSize, vSize, qProjSize, kProjSize, vProjSize, oProjSize, qoMaxSeqLength, kvMaxSeqLength, maxBatchSize, maxBeamSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("attnMode", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nHeads", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("smScaler", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dataType", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("computePrec", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("mathType", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("attnDropoutDesc", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("postDropoutDesc", cubind_output_7, sizeof cubind_output_7);
+        cubind_test_assert_zero("qSize", cubind_output_8, sizeof cubind_output_8);
+        cubind_test_assert_zero("kSize", cubind_output_9, sizeof cubind_output_9);
+        cubind_test_assert_zero("vSize", cubind_output_10, sizeof cubind_output_10);
+        cubind_test_assert_zero("qProjSize", cubind_output_11, sizeof cubind_output_11);
+        cubind_test_assert_zero("kProjSize", cubind_output_12, sizeof cubind_output_12);
+        cubind_test_assert_zero("vProjSize", cubind_output_13, sizeof cubind_output_13);
+        cubind_test_assert_zero("oProjSize", cubind_output_14, sizeof cubind_output_14);
+        cubind_test_assert_zero("qoMaxSeqLength", cubind_output_15, sizeof cubind_output_15);
+        cubind_test_assert_zero("kvMaxSeqLength", cubind_output_16, sizeof cubind_output_16);
+        cubind_test_assert_zero("maxBatchSize", cubind_output_17, sizeof cubind_output_17);
+        cubind_test_assert_zero("maxBeamSize", cubind_output_18, sizeof cubind_output_18);
+    }
 }
 
 static void test_cubind_cudnn_get_multi_head_attn_buffers(void **cubind_state)
@@ -5470,6 +6581,26 @@ static void test_cubind_cudnn_get_multi_head_attn_buffers(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetMultiHeadAttnBuffers", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *weightSizeInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workSpaceSizeInBytes];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *reserveSpaceSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        weightSizeInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workSpaceSizeInBytes = (size_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        reserveSpaceSizeInBytes = (size_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_multi_head_attn_buffers(handle, attnDesc, weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("weightSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workSpaceSizeInBytes", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("reserveSpaceSizeInBytes", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -5508,6 +6639,18 @@ static void test_cubind_cudnn_get_multi_head_attn_weights(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetMultiHeadAttnWeights", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *wAddr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        wAddr = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_multi_head_attn_weights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, wAddr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("wAddr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5881,6 +7024,18 @@ static void test_cubind_cudnn_create_ctc_loss_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateCTCLossDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ctcLossDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ctcLossDesc = (cudnnCTCLossDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_ctc_loss_descriptor(ctcLossDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ctcLossDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_set_ctc_loss_descriptor(void **cubind_state)
@@ -6037,6 +7192,18 @@ static void test_cubind_cudnn_get_ctc_loss_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *compType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        compType = (cudnnDataType_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_ctc_loss_descriptor(ctcLossDesc, compType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("compType", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_get_ctc_loss_descriptor_ex(void **cubind_state)
@@ -6068,6 +7235,26 @@ static void test_cubind_cudnn_get_ctc_loss_descriptor_ex(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptorEx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *compType];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *normMode];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *gradMode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        compType = (cudnnDataType_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        normMode = (cudnnLossNormalizationMode_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        gradMode = (cudnnNanPropagation_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_ctc_loss_descriptor_ex(ctcLossDesc, compType, normMode, gradMode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("compType", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("normMode", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("gradMode", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -6103,6 +7290,30 @@ static void test_cubind_cudnn_get_ctc_loss_descriptor_v8(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptor_v8", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *compType];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *normMode];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *gradMode];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *maxLabelLength];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        compType = (cudnnDataType_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        normMode = (cudnnLossNormalizationMode_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        gradMode = (cudnnNanPropagation_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        maxLabelLength = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_ctc_loss_descriptor_v8(ctcLossDesc, compType, normMode, gradMode, maxLabelLength);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("compType", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("normMode", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("gradMode", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("maxLabelLength", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cudnn_get_ctc_loss_descriptor_v9(void **cubind_state)
@@ -6136,6 +7347,30 @@ static void test_cubind_cudnn_get_ctc_loss_descriptor_v9(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossDescriptor_v9", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *compType];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *normMode];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *ctcGradMode];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *maxLabelLength];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        compType = (cudnnDataType_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        normMode = (cudnnLossNormalizationMode_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        ctcGradMode = (cudnnCTCGradMode_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        maxLabelLength = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_ctc_loss_descriptor_v9(ctcLossDesc, compType, normMode, ctcGradMode, maxLabelLength);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("compType", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("normMode", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("ctcGradMode", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("maxLabelLength", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -6305,6 +7540,18 @@ static void test_cubind_cudnn_get_ctc_loss_workspace_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossWorkspaceSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_ctc_loss_workspace_size(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_get_ctc_loss_workspace_size_v8(void **cubind_state)
@@ -6341,6 +7588,18 @@ static void test_cubind_cudnn_get_ctc_loss_workspace_size_v8(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetCTCLossWorkspaceSize_v8", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_ctc_loss_workspace_size_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_create_convolution_descriptor(void **cubind_state)
@@ -6366,6 +7625,18 @@ static void test_cubind_cudnn_create_convolution_descriptor(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateConvolutionDescriptor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *convDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        convDesc = (cudnnConvolutionDescriptor_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_convolution_descriptor(convDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("convDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6449,6 +7720,18 @@ static void test_cubind_cudnn_get_convolution_math_type(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionMathType", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mathType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mathType = (cudnnMathType_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution_math_type(convDesc, mathType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mathType", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_set_convolution_group_count(void **cubind_state)
@@ -6505,6 +7788,18 @@ static void test_cubind_cudnn_get_convolution_group_count(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionGroupCount", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *groupCount];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        groupCount = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution_group_count(convDesc, groupCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("groupCount", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_set_convolution_reorder_type(void **cubind_state)
@@ -6560,6 +7855,18 @@ static void test_cubind_cudnn_get_convolution_reorder_type(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionReorderType", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *reorderType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        reorderType = (cudnnReorderType_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution_reorder_type(convDesc, reorderType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("reorderType", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6645,6 +7952,46 @@ static void test_cubind_cudnn_get_convolution2d_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolution2dDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pad_h];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pad_w];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *u];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *v];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *dilation_h];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *dilation_w];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *mode];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *computeType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pad_h = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pad_w = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        u = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        v = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        dilation_h = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        dilation_w = (int *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        mode = (cudnnConvolutionMode_t *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        computeType = (cudnnDataType_t *)(void *)cubind_output_7;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution2d_descriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w, mode, computeType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pad_h", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pad_w", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("u", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("v", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("dilation_h", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("dilation_w", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("mode", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("computeType", cubind_output_7, sizeof cubind_output_7);
+    }
 }
 
 static void test_cubind_cudnn_set_convolution_nd_descriptor(void **cubind_state)
@@ -6723,6 +8070,38 @@ static void test_cubind_cudnn_get_convolution_nd_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionNdDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *arrayLength];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *padA];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *strideA];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dilationA];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *mode];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *computeType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        arrayLength = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        padA = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        strideA = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dilationA = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        mode = (cudnnConvolutionMode_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        computeType = (cudnnDataType_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution_nd_descriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA, mode, computeType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("arrayLength", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("padA", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("strideA", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dilationA", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("mode", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("computeType", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution2d_forward_output_dim(void **cubind_state)
@@ -6761,6 +8140,30 @@ static void test_cubind_cudnn_get_convolution2d_forward_output_dim(void **cubind
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolution2dForwardOutputDim", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *n];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *c];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *h];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *w];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        n = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        c = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        h = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        w = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution2d_forward_output_dim(convDesc, inputTensorDesc, filterDesc, n, c, h, w);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("n", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("c", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("h", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("w", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_nd_forward_output_dim(void **cubind_state)
@@ -6795,6 +8198,18 @@ static void test_cubind_cudnn_get_convolution_nd_forward_output_dim(void **cubin
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionNdForwardOutputDim", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *tensorOuputDimA];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        tensorOuputDimA = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution_nd_forward_output_dim(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("tensorOuputDimA", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_forward_algorithm_max_count(void **cubind_state)
@@ -6822,6 +8237,18 @@ static void test_cubind_cudnn_get_convolution_forward_algorithm_max_count(void *
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionForwardAlgorithmMaxCount", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution_forward_algorithm_max_count(handle, count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6863,6 +8290,22 @@ static void test_cubind_cudnn_get_convolution_forward_algorithm_v7(void **cubind
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionForwardAlgorithm_v7", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *returnedAlgoCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *perfResults];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        returnedAlgoCount = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        perfResults = (cudnnConvolutionFwdAlgoPerf_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution_forward_algorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("returnedAlgoCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("perfResults", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cudnn_find_convolution_forward_algorithm(void **cubind_state)
@@ -6902,6 +8345,22 @@ static void test_cubind_cudnn_find_convolution_forward_algorithm(void **cubind_s
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionForwardAlgorithm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *returnedAlgoCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *perfResults];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        returnedAlgoCount = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        perfResults = (cudnnConvolutionFwdAlgoPerf_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_find_convolution_forward_algorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("returnedAlgoCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("perfResults", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6952,6 +8411,22 @@ static void test_cubind_cudnn_find_convolution_forward_algorithm_ex(void **cubin
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionForwardAlgorithmEx", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *returnedAlgoCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *perfResults];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        returnedAlgoCount = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        perfResults = (cudnnConvolutionFwdAlgoPerf_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_find_convolution_forward_algorithm_ex(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("returnedAlgoCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("perfResults", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -7066,6 +8541,18 @@ static void test_cubind_cudnn_get_convolution_forward_workspace_size(void **cubi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionForwardWorkspaceSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution_forward_workspace_size(handle, xDesc, wDesc, convDesc, yDesc, algo, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7205,6 +8692,18 @@ static void test_cubind_cudnn_get_convolution_backward_data_algorithm_max_count(
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardDataAlgorithmMaxCount", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution_backward_data_algorithm_max_count(handle, count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_find_convolution_backward_data_algorithm(void **cubind_state)
@@ -7244,6 +8743,22 @@ static void test_cubind_cudnn_find_convolution_backward_data_algorithm(void **cu
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardDataAlgorithm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *returnedAlgoCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *perfResults];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        returnedAlgoCount = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        perfResults = (cudnnConvolutionBwdDataAlgoPerf_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_find_convolution_backward_data_algorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("returnedAlgoCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("perfResults", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -7295,6 +8810,22 @@ static void test_cubind_cudnn_find_convolution_backward_data_algorithm_ex(void *
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardDataAlgorithmEx", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *returnedAlgoCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *perfResults];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        returnedAlgoCount = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        perfResults = (cudnnConvolutionBwdDataAlgoPerf_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_find_convolution_backward_data_algorithm_ex(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("returnedAlgoCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("perfResults", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_backward_data_algorithm_v7(void **cubind_state)
@@ -7335,6 +8866,22 @@ static void test_cubind_cudnn_get_convolution_backward_data_algorithm_v7(void **
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardDataAlgorithm_v7", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *returnedAlgoCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *perfResults];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        returnedAlgoCount = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        perfResults = (cudnnConvolutionBwdDataAlgoPerf_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution_backward_data_algorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("returnedAlgoCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("perfResults", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_backward_data_workspace_size(void **cubind_state)
@@ -7372,6 +8919,18 @@ static void test_cubind_cudnn_get_convolution_backward_data_workspace_size(void 
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardDataWorkspaceSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution_backward_data_workspace_size(handle, wDesc, dyDesc, convDesc, dxDesc, algo, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7527,6 +9086,18 @@ static void test_cubind_cudnn_get_convolution_backward_filter_algorithm_max_coun
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardFilterAlgorithmMaxCount", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution_backward_filter_algorithm_max_count(handle, count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_find_convolution_backward_filter_algorithm(void **cubind_state)
@@ -7566,6 +9137,22 @@ static void test_cubind_cudnn_find_convolution_backward_filter_algorithm(void **
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardFilterAlgorithm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *returnedAlgoCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *perfResults];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        returnedAlgoCount = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        perfResults = (cudnnConvolutionBwdFilterAlgoPerf_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_find_convolution_backward_filter_algorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("returnedAlgoCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("perfResults", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -7617,6 +9204,22 @@ static void test_cubind_cudnn_find_convolution_backward_filter_algorithm_ex(void
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnFindConvolutionBackwardFilterAlgorithmEx", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *returnedAlgoCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *perfResults];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        returnedAlgoCount = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        perfResults = (cudnnConvolutionBwdFilterAlgoPerf_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_find_convolution_backward_filter_algorithm_ex(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("returnedAlgoCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("perfResults", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_backward_filter_algorithm_v7(void **cubind_state)
@@ -7657,6 +9260,22 @@ static void test_cubind_cudnn_get_convolution_backward_filter_algorithm_v7(void 
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardFilterAlgorithm_v7", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *returnedAlgoCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *perfResults];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        returnedAlgoCount = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        perfResults = (cudnnConvolutionBwdFilterAlgoPerf_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution_backward_filter_algorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("returnedAlgoCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("perfResults", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cudnn_get_convolution_backward_filter_workspace_size(void **cubind_state)
@@ -7694,6 +9313,18 @@ static void test_cubind_cudnn_get_convolution_backward_filter_workspace_size(voi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetConvolutionBackwardFilterWorkspaceSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_convolution_backward_filter_workspace_size(handle, xDesc, dyDesc, convDesc, gradDesc, algo, sizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7811,6 +9442,18 @@ static void test_cubind_cudnn_create_fused_ops_const_param_pack(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFusedOpsConstParamPack", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *constPack];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        constPack = (cudnnFusedOpsConstParamPack_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_fused_ops_const_param_pack(constPack, ops);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("constPack", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_destroy_fused_ops_const_param_pack(void **cubind_state)
@@ -7899,6 +9542,18 @@ static void test_cubind_cudnn_get_fused_ops_const_param_pack_attribute(void **cu
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnGetFusedOpsConstParamPackAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *isNULL];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        isNULL = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_get_fused_ops_const_param_pack_attribute(constPack, paramLabel, param, isNULL);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("isNULL", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_create_fused_ops_variant_param_pack(void **cubind_state)
@@ -7926,6 +9581,18 @@ static void test_cubind_cudnn_create_fused_ops_variant_param_pack(void **cubind_
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFusedOpsVariantParamPack", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *varPack];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        varPack = (cudnnFusedOpsVariantParamPack_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_fused_ops_variant_param_pack(varPack, ops);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("varPack", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8041,6 +9708,18 @@ static void test_cubind_cudnn_create_fused_ops_plan(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnCreateFusedOpsPlan", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *plan];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        plan = (cudnnFusedOpsPlan_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_create_fused_ops_plan(plan, ops);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("plan", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cudnn_destroy_fused_ops_plan(void **cubind_state)
@@ -8098,6 +9777,18 @@ static void test_cubind_cudnn_make_fused_ops_plan(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUDNN, "cudnnMakeFusedOpsPlan", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workspaceSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workspaceSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cudnn_make_fused_ops_plan(handle, plan, constPack, workspaceSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workspaceSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 

@@ -75,6 +75,18 @@ static void test_cubind_cufft_plan1d(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan1d", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *plan];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        plan = (cufftHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_plan1d(plan, nx, type, batch);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("plan", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cufft_plan2d(void **cubind_state)
@@ -106,6 +118,18 @@ static void test_cubind_cufft_plan2d(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan2d", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *plan];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        plan = (cufftHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_plan2d(plan, nx, ny, type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("plan", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -140,6 +164,18 @@ static void test_cubind_cufft_plan3d(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlan3d", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *plan];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        plan = (cufftHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_plan3d(plan, nx, ny, nz, type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("plan", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -187,6 +223,30 @@ static void test_cubind_cufft_plan_many(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftPlanMany", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *plan];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *n];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *inembed];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *onembed];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        plan = (cufftHandle *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        n = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        inembed = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        onembed = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_plan_many(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("plan", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("n", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("inembed", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("onembed", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cufft_make_plan1d(void **cubind_state)
@@ -221,6 +281,18 @@ static void test_cubind_cufft_make_plan1d(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan1d", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_make_plan1d(plan, nx, type, batch, workSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cufft_make_plan2d(void **cubind_state)
@@ -254,6 +326,18 @@ static void test_cubind_cufft_make_plan2d(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan2d", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_make_plan2d(plan, nx, ny, type, workSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -290,6 +374,18 @@ static void test_cubind_cufft_make_plan3d(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlan3d", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_make_plan3d(plan, nx, ny, nz, type, workSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -339,6 +435,30 @@ static void test_cubind_cufft_make_plan_many(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlanMany", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *n];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *inembed];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *onembed];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        n = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        inembed = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        onembed = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        workSize = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_make_plan_many(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("n", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("inembed", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("onembed", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("workSize", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cufft_make_plan_many64(void **cubind_state)
@@ -386,6 +506,30 @@ static void test_cubind_cufft_make_plan_many64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftMakePlanMany64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *n];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *inembed];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *onembed];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        n = (long long *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        inembed = (long long *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        onembed = (long long *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        workSize = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_make_plan_many64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("n", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("inembed", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("onembed", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("workSize", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -435,6 +579,30 @@ static void test_cubind_cufft_get_size_many64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSizeMany64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *n];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *inembed];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *onembed];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        n = (long long *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        inembed = (long long *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        onembed = (long long *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        workSize = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_get_size_many64(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("n", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("inembed", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("onembed", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("workSize", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cufft_estimate1d(void **cubind_state)
@@ -467,6 +635,18 @@ static void test_cubind_cufft_estimate1d(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate1d", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_estimate1d(nx, type, batch, workSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cufft_estimate2d(void **cubind_state)
@@ -498,6 +678,18 @@ static void test_cubind_cufft_estimate2d(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate2d", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_estimate2d(nx, ny, type, workSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -532,6 +724,18 @@ static void test_cubind_cufft_estimate3d(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimate3d", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_estimate3d(nx, ny, nz, type, workSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -579,6 +783,30 @@ static void test_cubind_cufft_estimate_many(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftEstimateMany", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *n];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *inembed];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *onembed];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        n = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        inembed = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        onembed = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        workSize = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_estimate_many(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("n", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("inembed", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("onembed", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("workSize", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cufft_create(void **cubind_state)
@@ -604,6 +832,18 @@ static void test_cubind_cufft_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (cufftHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_create(handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -639,6 +879,18 @@ static void test_cubind_cufft_get_size1d(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize1d", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_get_size1d(handle, nx, type, batch, workSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cufft_get_size2d(void **cubind_state)
@@ -672,6 +924,18 @@ static void test_cubind_cufft_get_size2d(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize2d", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_get_size2d(handle, nx, ny, type, workSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -708,6 +972,18 @@ static void test_cubind_cufft_get_size3d(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize3d", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_get_size3d(handle, nx, ny, nz, type, workSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -757,6 +1033,30 @@ static void test_cubind_cufft_get_size_many(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSizeMany", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *n];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *inembed];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *onembed];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *workArea];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        n = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        inembed = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        onembed = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        workArea = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_get_size_many(handle, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workArea);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("n", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("inembed", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("onembed", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("workArea", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cufft_get_size(void **cubind_state)
@@ -784,6 +1084,18 @@ static void test_cubind_cufft_get_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_get_size(handle, workSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -873,6 +1185,22 @@ static void test_cubind_cufft_exec_c2c(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecC2C", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *idata];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *odata];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        idata = (cufftComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        odata = (cufftComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_exec_c2c(plan, idata, odata, direction);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("idata", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("odata", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cufft_exec_r2c(void **cubind_state)
@@ -903,6 +1231,22 @@ static void test_cubind_cufft_exec_r2c(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecR2C", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *idata];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *odata];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        idata = (cufftReal *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        odata = (cufftComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_exec_r2c(plan, idata, odata);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("idata", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("odata", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cufft_exec_c2r(void **cubind_state)
@@ -932,6 +1276,22 @@ static void test_cubind_cufft_exec_c2r(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecC2R", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *idata];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *odata];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        idata = (cufftComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        odata = (cufftReal *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_exec_c2r(plan, idata, odata);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("idata", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("odata", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -965,6 +1325,22 @@ static void test_cubind_cufft_exec_z2z(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecZ2Z", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *idata];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *odata];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        idata = (cufftDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        odata = (cufftDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_exec_z2z(plan, idata, odata, direction);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("idata", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("odata", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cufft_exec_d2z(void **cubind_state)
@@ -995,6 +1371,22 @@ static void test_cubind_cufft_exec_d2z(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecD2Z", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *idata];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *odata];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        idata = (cufftDoubleReal *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        odata = (cufftDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_exec_d2z(plan, idata, odata);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("idata", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("odata", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cufft_exec_z2d(void **cubind_state)
@@ -1024,6 +1416,22 @@ static void test_cubind_cufft_exec_z2d(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftExecZ2D", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *idata];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *odata];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        idata = (cufftDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        odata = (cufftDoubleReal *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_exec_z2d(plan, idata, odata);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("idata", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("odata", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -1104,6 +1512,18 @@ static void test_cubind_cufft_get_version(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetVersion", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *version];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        version = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_get_version(version);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("version", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1217,6 +1637,18 @@ static void test_cubind_cufft_get_plan_property_int64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftGetPlanPropertyInt64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *returnPtrValue];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        returnPtrValue = (long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_get_plan_property_int64(plan, property, returnPtrValue);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("returnPtrValue", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cufftResetPlanProperty is called in the older releases where its call differs */
@@ -1287,6 +1719,18 @@ static void test_cubind_cufft_xt_set_gpus(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetGPUs", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *whichGPUs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        whichGPUs = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_set_gpus(handle, nGPUs, whichGPUs);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("whichGPUs", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cufft_xt_malloc(void **cubind_state)
@@ -1316,6 +1760,18 @@ static void test_cubind_cufft_xt_malloc(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMalloc", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *descriptor];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        descriptor = (cudaLibXtDesc **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_malloc(plan, descriptor, format);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("descriptor", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1375,6 +1831,18 @@ static void test_cubind_cufft_xt_free(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtFree", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *descriptor];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        descriptor = (cudaLibXtDesc *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_free(descriptor);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("descriptor", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cufft_xt_set_work_area(void **cubind_state)
@@ -1402,6 +1870,18 @@ static void test_cubind_cufft_xt_set_work_area(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetWorkArea", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workArea];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workArea = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_set_work_area(plan, workArea);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workArea", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1435,6 +1915,22 @@ static void test_cubind_cufft_xt_exec_descriptor_c2c(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorC2C", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *input];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *output];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        input = (cudaLibXtDesc *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        output = (cudaLibXtDesc *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_exec_descriptor_c2c(plan, input, output, direction);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("input", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("output", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cufft_xt_exec_descriptor_r2c(void **cubind_state)
@@ -1465,6 +1961,22 @@ static void test_cubind_cufft_xt_exec_descriptor_r2c(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorR2C", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *input];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *output];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        input = (cudaLibXtDesc *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        output = (cudaLibXtDesc *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_exec_descriptor_r2c(plan, input, output);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("input", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("output", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cufft_xt_exec_descriptor_c2r(void **cubind_state)
@@ -1494,6 +2006,22 @@ static void test_cubind_cufft_xt_exec_descriptor_c2r(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorC2R", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *input];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *output];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        input = (cudaLibXtDesc *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        output = (cudaLibXtDesc *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_exec_descriptor_c2r(plan, input, output);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("input", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("output", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -1527,6 +2055,22 @@ static void test_cubind_cufft_xt_exec_descriptor_z2z(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorZ2Z", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *input];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *output];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        input = (cudaLibXtDesc *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        output = (cudaLibXtDesc *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_exec_descriptor_z2z(plan, input, output, direction);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("input", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("output", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cufft_xt_exec_descriptor_d2z(void **cubind_state)
@@ -1557,6 +2101,22 @@ static void test_cubind_cufft_xt_exec_descriptor_d2z(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorD2Z", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *input];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *output];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        input = (cudaLibXtDesc *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        output = (cudaLibXtDesc *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_exec_descriptor_d2z(plan, input, output);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("input", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("output", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cufft_xt_exec_descriptor_z2d(void **cubind_state)
@@ -1586,6 +2146,22 @@ static void test_cubind_cufft_xt_exec_descriptor_z2d(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptorZ2D", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *input];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *output];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        input = (cudaLibXtDesc *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        output = (cudaLibXtDesc *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_exec_descriptor_z2d(plan, input, output);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("input", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("output", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -1648,6 +2224,22 @@ static void test_cubind_cufft_xt_set_callback(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetCallback", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *callback_routine];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *caller_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        callback_routine = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        caller_info = (void **)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_set_callback(plan, callback_routine, cbType, caller_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("callback_routine", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("caller_info", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -1757,6 +2349,18 @@ static void test_cubind_cufft_xt_set_jit_callback(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetJITCallback", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *caller_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        caller_info = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_set_jit_callback(plan, lto_callback_symbol_name, lto_callback_fatbin, lto_callback_fatbin_size, type, caller_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("caller_info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cufft_xt_make_plan_many(void **cubind_state)
@@ -1809,6 +2413,30 @@ static void test_cubind_cufft_xt_make_plan_many(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtMakePlanMany", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *n];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *inembed];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *onembed];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        n = (long long *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        inembed = (long long *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        onembed = (long long *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        workSize = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_make_plan_many(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("n", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("inembed", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("onembed", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("workSize", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cufft_xt_get_size_many(void **cubind_state)
@@ -1860,6 +2488,30 @@ static void test_cubind_cufft_xt_get_size_many(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtGetSizeMany", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *n];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *inembed];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *onembed];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        n = (long long *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        inembed = (long long *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        onembed = (long long *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        workSize = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_get_size_many(plan, rank, n, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, workSize, executiontype);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("n", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("inembed", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("onembed", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("workSize", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -1925,6 +2577,22 @@ static void test_cubind_cufft_xt_exec_descriptor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtExecDescriptor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *input];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *output];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        input = (cudaLibXtDesc *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        output = (cudaLibXtDesc *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_exec_descriptor(plan, input, output, direction);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("input", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("output", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cufft_xt_set_work_area_policy(void **cubind_state)
@@ -1954,6 +2622,18 @@ static void test_cubind_cufft_xt_set_work_area_policy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUFFT, "cufftXtSetWorkAreaPolicy", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cufft_xt_set_work_area_policy(plan, policy, workSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 

@@ -72,6 +72,18 @@ static void test_cubind_cupti_get_result_string(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetResultString", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *str];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        str = (const char **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_result_string(result, str);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("str", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_get_error_message(void **cubind_state)
@@ -99,6 +111,18 @@ static void test_cubind_cupti_get_error_message(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetErrorMessage", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *str];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        str = (const char **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_error_message(result, str);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("str", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -154,6 +178,22 @@ static void test_cubind_cupti_supported_domains(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiSupportedDomains", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *domainCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *domainTable];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        domainCount = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        domainTable = (CUpti_DomainTable *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_supported_domains(domainCount, domainTable);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("domainCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("domainTable", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cupti_subscribe(void **cubind_state)
@@ -183,6 +223,18 @@ static void test_cubind_cupti_subscribe(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiSubscribe", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *subscriber];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        subscriber = (CUpti_SubscriberHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_subscribe(subscriber, callback, userdata);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("subscriber", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -215,6 +267,22 @@ static void test_cubind_cupti_subscribe_v2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiSubscribe_v2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *subscriber];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        subscriber = (CUpti_SubscriberHandle *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pParams = (CUpti_SubscriberParams *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_subscribe_v2(subscriber, callback, userdata, pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("subscriber", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pParams", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -273,6 +341,18 @@ static void test_cubind_cupti_get_callback_state(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetCallbackState", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *enable];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        enable = (uint32_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_callback_state(enable, subscriber, domain, cbid);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("enable", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -394,6 +474,18 @@ static void test_cubind_cupti_get_callback_name(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetCallbackName", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *name];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        name = (const char **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_callback_name(domain, cbid, name);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("name", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_set_event_collection_mode(void **cubind_state)
@@ -454,6 +546,18 @@ static void test_cubind_cupti_device_get_attribute(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiDeviceGetAttribute", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *valueSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        valueSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_device_get_attribute(device, attrib, valueSize, value);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("valueSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_device_get_num_event_domains(void **cubind_state)
@@ -481,6 +585,18 @@ static void test_cubind_cupti_device_get_num_event_domains(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiDeviceGetNumEventDomains", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numDomains];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numDomains = (uint32_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_device_get_num_event_domains(device, numDomains);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numDomains", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -511,6 +627,22 @@ static void test_cubind_cupti_device_enum_event_domains(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiDeviceEnumEventDomains", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *arraySizeBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *domainArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        arraySizeBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        domainArray = (CUpti_EventDomainID *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_device_enum_event_domains(device, arraySizeBytes, domainArray);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("arraySizeBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("domainArray", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -546,6 +678,18 @@ static void test_cubind_cupti_device_get_event_domain_attribute(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiDeviceGetEventDomainAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *valueSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        valueSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_device_get_event_domain_attribute(device, eventDomain, attrib, valueSize, value);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("valueSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_get_num_event_domains(void **cubind_state)
@@ -571,6 +715,18 @@ static void test_cubind_cupti_get_num_event_domains(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetNumEventDomains", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numDomains];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numDomains = (uint32_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_num_event_domains(numDomains);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numDomains", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -599,6 +755,22 @@ static void test_cubind_cupti_enum_event_domains(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiEnumEventDomains", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *arraySizeBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *domainArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        arraySizeBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        domainArray = (CUpti_EventDomainID *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_enum_event_domains(arraySizeBytes, domainArray);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("arraySizeBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("domainArray", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -632,6 +804,18 @@ static void test_cubind_cupti_event_domain_get_attribute(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiEventDomainGetAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *valueSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        valueSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_event_domain_get_attribute(eventDomain, attrib, valueSize, value);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("valueSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_event_domain_get_num_events(void **cubind_state)
@@ -659,6 +843,18 @@ static void test_cubind_cupti_event_domain_get_num_events(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiEventDomainGetNumEvents", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numEvents];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numEvents = (uint32_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_event_domain_get_num_events(eventDomain, numEvents);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numEvents", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -689,6 +885,22 @@ static void test_cubind_cupti_event_domain_enum_events(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiEventDomainEnumEvents", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *arraySizeBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *eventArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        arraySizeBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        eventArray = (CUpti_EventID *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_event_domain_enum_events(eventDomain, arraySizeBytes, eventArray);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("arraySizeBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("eventArray", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -722,6 +934,18 @@ static void test_cubind_cupti_event_get_attribute(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiEventGetAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *valueSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        valueSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_event_get_attribute(event, attrib, valueSize, value);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("valueSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_event_get_id_from_name(void **cubind_state)
@@ -752,6 +976,18 @@ static void test_cubind_cupti_event_get_id_from_name(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiEventGetIdFromName", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *event];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        event = (CUpti_EventID *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_event_get_id_from_name(device, eventName, event);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("event", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_event_group_create(void **cubind_state)
@@ -781,6 +1017,18 @@ static void test_cubind_cupti_event_group_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiEventGroupCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *eventGroup];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        eventGroup = (CUpti_EventGroup *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_event_group_create(context, eventGroup, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("eventGroup", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -839,6 +1087,18 @@ static void test_cubind_cupti_event_group_get_attribute(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiEventGroupGetAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *valueSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        valueSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_event_group_get_attribute(eventGroup, attrib, valueSize, value);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("valueSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1066,6 +1326,22 @@ static void test_cubind_cupti_event_group_read_event(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiEventGroupReadEvent", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *eventValueBufferSizeBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *eventValueBuffer];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        eventValueBufferSizeBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        eventValueBuffer = (uint64_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_event_group_read_event(eventGroup, flags, event, eventValueBufferSizeBytes, eventValueBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("eventValueBufferSizeBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("eventValueBuffer", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cupti_event_group_read_all_events(void **cubind_state)
@@ -1104,6 +1380,34 @@ static void test_cubind_cupti_event_group_read_all_events(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiEventGroupReadAllEvents", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *eventValueBufferSizeBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *eventValueBuffer];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *eventIdArraySizeBytes];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *eventIdArray];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *numEventIdsRead];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        eventValueBufferSizeBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        eventValueBuffer = (uint64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        eventIdArraySizeBytes = (size_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        eventIdArray = (CUpti_EventID *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        numEventIdsRead = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_event_group_read_all_events(eventGroup, flags, eventValueBufferSizeBytes, eventValueBuffer, eventIdArraySizeBytes, eventIdArray, numEventIdsRead);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("eventValueBufferSizeBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("eventValueBuffer", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("eventIdArraySizeBytes", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("eventIdArray", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("numEventIdsRead", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cupti_event_group_sets_create(void **cubind_state)
@@ -1136,6 +1440,22 @@ static void test_cubind_cupti_event_group_sets_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiEventGroupSetsCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *eventIdArray];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *eventGroupPasses];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        eventIdArray = (CUpti_EventID *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        eventGroupPasses = (CUpti_EventGroupSets **)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_event_group_sets_create(context, eventIdArraySizeBytes, eventIdArray, eventGroupPasses);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("eventIdArray", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("eventGroupPasses", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cupti_event_group_sets_destroy(void **cubind_state)
@@ -1161,6 +1481,18 @@ static void test_cubind_cupti_event_group_sets_destroy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiEventGroupSetsDestroy", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *eventGroupSets];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        eventGroupSets = (CUpti_EventGroupSets *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_event_group_sets_destroy(eventGroupSets);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("eventGroupSets", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1188,6 +1520,18 @@ static void test_cubind_cupti_event_group_set_enable(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiEventGroupSetEnable", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *eventGroupSet];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        eventGroupSet = (CUpti_EventGroupSet *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_event_group_set_enable(eventGroupSet);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("eventGroupSet", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_event_group_set_disable(void **cubind_state)
@@ -1213,6 +1557,18 @@ static void test_cubind_cupti_event_group_set_disable(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiEventGroupSetDisable", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *eventGroupSet];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        eventGroupSet = (CUpti_EventGroupSet *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_event_group_set_disable(eventGroupSet);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("eventGroupSet", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1320,6 +1676,18 @@ static void test_cubind_cupti_get_num_metrics(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetNumMetrics", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numMetrics];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numMetrics = (uint32_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_num_metrics(numMetrics);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numMetrics", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_enum_metrics(void **cubind_state)
@@ -1348,6 +1716,22 @@ static void test_cubind_cupti_enum_metrics(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiEnumMetrics", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *arraySizeBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *metricArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        arraySizeBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        metricArray = (CUpti_MetricID *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_enum_metrics(arraySizeBytes, metricArray);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("arraySizeBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("metricArray", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cupti_device_get_num_metrics(void **cubind_state)
@@ -1375,6 +1759,18 @@ static void test_cubind_cupti_device_get_num_metrics(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiDeviceGetNumMetrics", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numMetrics];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numMetrics = (uint32_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_device_get_num_metrics(device, numMetrics);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numMetrics", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1405,6 +1801,22 @@ static void test_cubind_cupti_device_enum_metrics(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiDeviceEnumMetrics", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *arraySizeBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *metricArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        arraySizeBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        metricArray = (CUpti_MetricID *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_device_enum_metrics(device, arraySizeBytes, metricArray);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("arraySizeBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("metricArray", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -1438,6 +1850,18 @@ static void test_cubind_cupti_metric_get_attribute(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiMetricGetAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *valueSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        valueSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_metric_get_attribute(metric, attrib, valueSize, value);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("valueSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_metric_get_id_from_name(void **cubind_state)
@@ -1468,6 +1892,18 @@ static void test_cubind_cupti_metric_get_id_from_name(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiMetricGetIdFromName", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *metric];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        metric = (CUpti_MetricID *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_metric_get_id_from_name(device, metricName, metric);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("metric", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_metric_get_num_events(void **cubind_state)
@@ -1495,6 +1931,18 @@ static void test_cubind_cupti_metric_get_num_events(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiMetricGetNumEvents", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numEvents];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numEvents = (uint32_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_metric_get_num_events(metric, numEvents);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numEvents", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1526,6 +1974,22 @@ static void test_cubind_cupti_metric_enum_events(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiMetricEnumEvents", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *eventIdArraySizeBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *eventIdArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        eventIdArraySizeBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        eventIdArray = (CUpti_EventID *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_metric_enum_events(metric, eventIdArraySizeBytes, eventIdArray);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("eventIdArraySizeBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("eventIdArray", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cupti_metric_get_num_properties(void **cubind_state)
@@ -1553,6 +2017,18 @@ static void test_cubind_cupti_metric_get_num_properties(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiMetricGetNumProperties", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numProp];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numProp = (uint32_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_metric_get_num_properties(metric, numProp);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numProp", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1584,6 +2060,22 @@ static void test_cubind_cupti_metric_enum_properties(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiMetricEnumProperties", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *propIdArraySizeBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *propIdArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        propIdArraySizeBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        propIdArray = (CUpti_MetricPropertyID *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_metric_enum_properties(metric, propIdArraySizeBytes, propIdArray);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("propIdArraySizeBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("propIdArray", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cupti_metric_get_required_event_group_sets(void **cubind_state)
@@ -1613,6 +2105,18 @@ static void test_cubind_cupti_metric_get_required_event_group_sets(void **cubind
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiMetricGetRequiredEventGroupSets", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *eventGroupSets];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        eventGroupSets = (CUpti_EventGroupSets **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_metric_get_required_event_group_sets(context, metric, eventGroupSets);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("eventGroupSets", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1645,6 +2149,22 @@ static void test_cubind_cupti_metric_create_event_group_sets(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiMetricCreateEventGroupSets", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *metricIdArray];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *eventGroupPasses];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        metricIdArray = (CUpti_MetricID *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        eventGroupPasses = (CUpti_EventGroupSets **)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_metric_create_event_group_sets(context, metricIdArraySizeBytes, metricIdArray, eventGroupPasses);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("metricIdArray", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("eventGroupPasses", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -1685,6 +2205,26 @@ static void test_cubind_cupti_metric_get_value(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiMetricGetValue", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *eventIdArray];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *eventValueArray];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *metricValue];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        eventIdArray = (CUpti_EventID *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        eventValueArray = (uint64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        metricValue = (CUpti_MetricValue *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_metric_get_value(device, metric, eventIdArraySizeBytes, eventIdArray, eventValueArraySizeBytes, eventValueArray, timeDuration, metricValue);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("eventIdArray", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("eventValueArray", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("metricValue", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -1730,6 +2270,34 @@ static void test_cubind_cupti_metric_get_value2(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiMetricGetValue2", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *eventIdArray];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *eventValueArray];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *propIdArray];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *propValueArray];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *metricValue];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        eventIdArray = (CUpti_EventID *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        eventValueArray = (uint64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        propIdArray = (CUpti_MetricPropertyID *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        propValueArray = (uint64_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        metricValue = (CUpti_MetricValue *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_metric_get_value2(metric, eventIdArraySizeBytes, eventIdArray, eventValueArraySizeBytes, eventValueArray, propIdArraySizeBytes, propIdArray, propValueArraySizeBytes, propValueArray, metricValue);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("eventIdArray", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("eventValueArray", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("propIdArray", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("propValueArray", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("metricValue", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cupti_get_timestamp(void **cubind_state)
@@ -1755,6 +2323,18 @@ static void test_cubind_cupti_get_timestamp(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetTimestamp", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *timestamp];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        timestamp = (uint64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_timestamp(timestamp);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("timestamp", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1783,6 +2363,18 @@ static void test_cubind_cupti_get_context_id(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetContextId", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *contextId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        contextId = (uint32_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_context_id(context, contextId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("contextId", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1813,6 +2405,18 @@ static void test_cubind_cupti_get_stream_id(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetStreamId", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *streamId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        streamId = (uint32_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_stream_id(context, stream, streamId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("streamId", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1846,6 +2450,18 @@ static void test_cubind_cupti_get_stream_id_ex(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetStreamIdEx", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *streamId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        streamId = (uint32_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_stream_id_ex(context, stream, perThreadStream, streamId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("streamId", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_get_device_id(void **cubind_state)
@@ -1873,6 +2489,18 @@ static void test_cubind_cupti_get_device_id(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetDeviceId", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *deviceId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        deviceId = (uint32_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_device_id(context, deviceId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("deviceId", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1902,6 +2530,18 @@ static void test_cubind_cupti_get_graph_node_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetGraphNodeId", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nodeId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nodeId = (uint64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_graph_node_id(node, nodeId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nodeId", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_get_graph_id(void **cubind_state)
@@ -1930,6 +2570,18 @@ static void test_cubind_cupti_get_graph_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetGraphId", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pId = (uint32_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_graph_id(graph, pId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pId", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_get_graph_exec_id(void **cubind_state)
@@ -1957,6 +2609,18 @@ static void test_cubind_cupti_get_graph_exec_id(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetGraphExecId", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pId = (uint32_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_graph_exec_id(graphExec, pId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pId", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2122,6 +2786,18 @@ static void test_cubind_cupti_activity_get_num_dropped_records(void **cubind_sta
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiActivityGetNumDroppedRecords", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dropped];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dropped = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_activity_get_num_dropped_records(context, streamId, dropped);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dropped", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_activity_get_next_record(void **cubind_state)
@@ -2151,6 +2827,22 @@ static void test_cubind_cupti_activity_get_next_record(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiActivityGetNextRecord", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *buffer];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *record];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        buffer = (uint8_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        record = (CUpti_Activity **)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_activity_get_next_record(buffer, validBufferSizeBytes, record);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("buffer", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("record", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -2266,6 +2958,18 @@ static void test_cubind_cupti_activity_get_attribute(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiActivityGetAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *valueSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        valueSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_activity_get_attribute(attr, valueSize, value);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("valueSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_activity_set_attribute(void **cubind_state)
@@ -2296,6 +3000,18 @@ static void test_cubind_cupti_activity_set_attribute(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiActivitySetAttribute", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *valueSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        valueSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_activity_set_attribute(attr, valueSize, value);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("valueSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_activity_configure_unified_memory_counter(void **cubind_state)
@@ -2323,6 +3039,18 @@ static void test_cubind_cupti_activity_configure_unified_memory_counter(void **c
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiActivityConfigureUnifiedMemoryCounter", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *config];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        config = (CUpti_ActivityUnifiedMemoryCounterConfig *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_activity_configure_unified_memory_counter(config, count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("config", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2352,6 +3080,18 @@ static void test_cubind_cupti_get_auto_boost_state(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetAutoBoostState", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *state];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        state = (CUpti_ActivityAutoBoostState *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_auto_boost_state(context, state);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("state", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_activity_configure_pc_sampling(void **cubind_state)
@@ -2379,6 +3119,18 @@ static void test_cubind_cupti_activity_configure_pc_sampling(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiActivityConfigurePCSampling", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *config];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        config = (CUpti_ActivityPCSamplingConfig *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_activity_configure_pc_sampling(ctx, config);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("config", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2456,6 +3208,18 @@ static void test_cubind_cupti_get_thread_id_type(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetThreadIdType", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *type];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        type = (CUpti_ActivityThreadIdType *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_thread_id_type(type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("type", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_compute_capability_supported(void **cubind_state)
@@ -2486,6 +3250,18 @@ static void test_cubind_cupti_compute_capability_supported(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiComputeCapabilitySupported", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *support];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        support = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_compute_capability_supported(major, minor, support);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("support", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_device_supported(void **cubind_state)
@@ -2514,6 +3290,18 @@ static void test_cubind_cupti_device_supported(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiDeviceSupported", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *support];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        support = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_device_supported(dev, support);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("support", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_device_virtualization_mode(void **cubind_state)
@@ -2541,6 +3329,18 @@ static void test_cubind_cupti_device_virtualization_mode(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiDeviceVirtualizationMode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (CUpti_DeviceVirtualizationMode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_device_virtualization_mode(dev, mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2621,6 +3421,18 @@ static void test_cubind_cupti_activity_pop_external_correlation_id(void **cubind
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiActivityPopExternalCorrelationId", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lastId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lastId = (uint64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_activity_pop_external_correlation_id(kind, lastId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lastId", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2938,6 +3750,18 @@ static void test_cubind_cupti_pc_sampling_set_configuration_attribute(void **cub
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPCSamplingSetConfigurationAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PCSamplingConfigurationInfoParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pc_sampling_set_configuration_attribute(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_pc_sampling_get_configuration_attribute(void **cubind_state)
@@ -2963,6 +3787,18 @@ static void test_cubind_cupti_pc_sampling_get_configuration_attribute(void **cub
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPCSamplingGetConfigurationAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PCSamplingConfigurationInfoParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pc_sampling_get_configuration_attribute(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2990,6 +3826,18 @@ static void test_cubind_cupti_pc_sampling_get_data(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPCSamplingGetData", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PCSamplingGetDataParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pc_sampling_get_data(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_pc_sampling_enable(void **cubind_state)
@@ -3015,6 +3863,18 @@ static void test_cubind_cupti_pc_sampling_enable(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPCSamplingEnable", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PCSamplingEnableParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pc_sampling_enable(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3042,6 +3902,18 @@ static void test_cubind_cupti_pc_sampling_disable(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPCSamplingDisable", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PCSamplingDisableParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pc_sampling_disable(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_pc_sampling_start(void **cubind_state)
@@ -3067,6 +3939,18 @@ static void test_cubind_cupti_pc_sampling_start(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPCSamplingStart", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PCSamplingStartParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pc_sampling_start(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3094,6 +3978,18 @@ static void test_cubind_cupti_pc_sampling_stop(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPCSamplingStop", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PCSamplingStopParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pc_sampling_stop(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_pc_sampling_get_num_stall_reasons(void **cubind_state)
@@ -3119,6 +4015,18 @@ static void test_cubind_cupti_pc_sampling_get_num_stall_reasons(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPCSamplingGetNumStallReasons", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PCSamplingGetNumStallReasonsParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pc_sampling_get_num_stall_reasons(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3146,6 +4054,18 @@ static void test_cubind_cupti_pc_sampling_get_stall_reasons(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPCSamplingGetStallReasons", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PCSamplingGetStallReasonsParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pc_sampling_get_stall_reasons(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_get_sass_to_source_correlation(void **cubind_state)
@@ -3172,6 +4092,18 @@ static void test_cubind_cupti_get_sass_to_source_correlation(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetSassToSourceCorrelation", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_GetSassToSourceCorrelationParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_sass_to_source_correlation(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_get_cubin_crc(void **cubind_state)
@@ -3197,6 +4129,18 @@ static void test_cubind_cupti_get_cubin_crc(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiGetCubinCrc", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_GetCubinCrcParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_get_cubin_crc(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3250,6 +4194,18 @@ static void test_cubind_cupti_pm_sampling_set_config(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPmSamplingSetConfig", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PmSampling_SetConfig_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pm_sampling_set_config(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_pm_sampling_enable(void **cubind_state)
@@ -3275,6 +4231,18 @@ static void test_cubind_cupti_pm_sampling_enable(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPmSamplingEnable", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PmSampling_Enable_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pm_sampling_enable(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3302,6 +4270,18 @@ static void test_cubind_cupti_pm_sampling_disable(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPmSamplingDisable", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PmSampling_Disable_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pm_sampling_disable(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_pm_sampling_start(void **cubind_state)
@@ -3327,6 +4307,18 @@ static void test_cubind_cupti_pm_sampling_start(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPmSamplingStart", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PmSampling_Start_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pm_sampling_start(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3354,6 +4346,18 @@ static void test_cubind_cupti_pm_sampling_stop(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPmSamplingStop", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PmSampling_Stop_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pm_sampling_stop(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_pm_sampling_decode_data(void **cubind_state)
@@ -3379,6 +4383,18 @@ static void test_cubind_cupti_pm_sampling_decode_data(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPmSamplingDecodeData", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PmSampling_DecodeData_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pm_sampling_decode_data(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3406,6 +4422,18 @@ static void test_cubind_cupti_pm_sampling_get_counter_availability(void **cubind
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPmSamplingGetCounterAvailability", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PmSampling_GetCounterAvailability_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pm_sampling_get_counter_availability(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_pm_sampling_get_counter_data_size(void **cubind_state)
@@ -3431,6 +4459,18 @@ static void test_cubind_cupti_pm_sampling_get_counter_data_size(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPmSamplingGetCounterDataSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PmSampling_GetCounterDataSize_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pm_sampling_get_counter_data_size(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3458,6 +4498,18 @@ static void test_cubind_cupti_pm_sampling_counter_data_image_initialize(void **c
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPmSamplingCounterDataImageInitialize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PmSampling_CounterDataImage_Initialize_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pm_sampling_counter_data_image_initialize(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_pm_sampling_get_counter_data_info(void **cubind_state)
@@ -3483,6 +4535,18 @@ static void test_cubind_cupti_pm_sampling_get_counter_data_info(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPmSamplingGetCounterDataInfo", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PmSampling_GetCounterDataInfo_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pm_sampling_get_counter_data_info(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3510,6 +4574,18 @@ static void test_cubind_cupti_pm_sampling_counter_data_get_sample_info(void **cu
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiPmSamplingCounterDataGetSampleInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_PmSampling_CounterData_GetSampleInfo_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_pm_sampling_counter_data_get_sample_info(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_profiler_initialize(void **cubind_state)
@@ -3535,6 +4611,18 @@ static void test_cubind_cupti_profiler_initialize(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerInitialize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_Initialize_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_initialize(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3562,6 +4650,18 @@ static void test_cubind_cupti_profiler_de_initialize(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerDeInitialize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_DeInitialize_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_de_initialize(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_profiler_counter_data_image_calculate_size(void **cubind_state)
@@ -3587,6 +4687,18 @@ static void test_cubind_cupti_profiler_counter_data_image_calculate_size(void **
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerCounterDataImageCalculateSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_CounterDataImage_CalculateSize_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_counter_data_image_calculate_size(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3614,6 +4726,18 @@ static void test_cubind_cupti_profiler_counter_data_image_initialize(void **cubi
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerCounterDataImageInitialize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_CounterDataImage_Initialize_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_counter_data_image_initialize(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_profiler_counter_data_image_calculate_scratch_buffer_size(void **cubind_state)
@@ -3639,6 +4763,18 @@ static void test_cubind_cupti_profiler_counter_data_image_calculate_scratch_buff
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerCounterDataImageCalculateScratchBufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_counter_data_image_calculate_scratch_buffer_size(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3666,6 +4802,18 @@ static void test_cubind_cupti_profiler_counter_data_image_initialize_scratch_buf
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerCounterDataImageInitializeScratchBuffer", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_counter_data_image_initialize_scratch_buffer(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_profiler_begin_session(void **cubind_state)
@@ -3691,6 +4839,18 @@ static void test_cubind_cupti_profiler_begin_session(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerBeginSession", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_BeginSession_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_begin_session(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3718,6 +4878,18 @@ static void test_cubind_cupti_profiler_end_session(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerEndSession", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_EndSession_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_end_session(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_profiler_set_config(void **cubind_state)
@@ -3743,6 +4915,18 @@ static void test_cubind_cupti_profiler_set_config(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerSetConfig", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_SetConfig_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_set_config(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3770,6 +4954,18 @@ static void test_cubind_cupti_profiler_unset_config(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerUnsetConfig", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_UnsetConfig_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_unset_config(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_profiler_begin_pass(void **cubind_state)
@@ -3795,6 +4991,18 @@ static void test_cubind_cupti_profiler_begin_pass(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerBeginPass", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_BeginPass_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_begin_pass(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3822,6 +5030,18 @@ static void test_cubind_cupti_profiler_end_pass(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerEndPass", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_EndPass_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_end_pass(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_profiler_enable_profiling(void **cubind_state)
@@ -3847,6 +5067,18 @@ static void test_cubind_cupti_profiler_enable_profiling(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerEnableProfiling", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_EnableProfiling_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_enable_profiling(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3874,6 +5106,18 @@ static void test_cubind_cupti_profiler_disable_profiling(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerDisableProfiling", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_DisableProfiling_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_disable_profiling(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_profiler_is_pass_collected(void **cubind_state)
@@ -3899,6 +5143,18 @@ static void test_cubind_cupti_profiler_is_pass_collected(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerIsPassCollected", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_IsPassCollected_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_is_pass_collected(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3926,6 +5182,18 @@ static void test_cubind_cupti_profiler_flush_counter_data(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerFlushCounterData", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_FlushCounterData_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_flush_counter_data(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_profiler_push_range(void **cubind_state)
@@ -3951,6 +5219,18 @@ static void test_cubind_cupti_profiler_push_range(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerPushRange", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_PushRange_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_push_range(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3978,6 +5258,18 @@ static void test_cubind_cupti_profiler_pop_range(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerPopRange", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_PopRange_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_pop_range(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_profiler_get_counter_availability(void **cubind_state)
@@ -4003,6 +5295,18 @@ static void test_cubind_cupti_profiler_get_counter_availability(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerGetCounterAvailability", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_GetCounterAvailability_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_get_counter_availability(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4030,6 +5334,18 @@ static void test_cubind_cupti_profiler_device_supported(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiProfilerDeviceSupported", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Profiler_DeviceSupported_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_profiler_device_supported(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_range_profiler_set_config(void **cubind_state)
@@ -4055,6 +5371,18 @@ static void test_cubind_cupti_range_profiler_set_config(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiRangeProfilerSetConfig", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_RangeProfiler_SetConfig_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_range_profiler_set_config(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4082,6 +5410,18 @@ static void test_cubind_cupti_range_profiler_enable(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiRangeProfilerEnable", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_RangeProfiler_Enable_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_range_profiler_enable(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_range_profiler_disable(void **cubind_state)
@@ -4107,6 +5447,18 @@ static void test_cubind_cupti_range_profiler_disable(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiRangeProfilerDisable", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_RangeProfiler_Disable_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_range_profiler_disable(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4134,6 +5486,18 @@ static void test_cubind_cupti_range_profiler_start(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiRangeProfilerStart", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_RangeProfiler_Start_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_range_profiler_start(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_range_profiler_stop(void **cubind_state)
@@ -4159,6 +5523,18 @@ static void test_cubind_cupti_range_profiler_stop(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiRangeProfilerStop", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_RangeProfiler_Stop_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_range_profiler_stop(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4186,6 +5562,18 @@ static void test_cubind_cupti_range_profiler_push_range(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiRangeProfilerPushRange", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_RangeProfiler_PushRange_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_range_profiler_push_range(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_range_profiler_pop_range(void **cubind_state)
@@ -4211,6 +5599,18 @@ static void test_cubind_cupti_range_profiler_pop_range(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiRangeProfilerPopRange", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_RangeProfiler_PopRange_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_range_profiler_pop_range(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4238,6 +5638,18 @@ static void test_cubind_cupti_range_profiler_decode_data(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiRangeProfilerDecodeData", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_RangeProfiler_DecodeData_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_range_profiler_decode_data(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_range_profiler_get_counter_data_size(void **cubind_state)
@@ -4263,6 +5675,18 @@ static void test_cubind_cupti_range_profiler_get_counter_data_size(void **cubind
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiRangeProfilerGetCounterDataSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_RangeProfiler_GetCounterDataSize_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_range_profiler_get_counter_data_size(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4290,6 +5714,18 @@ static void test_cubind_cupti_range_profiler_counter_data_image_initialize(void 
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiRangeProfilerCounterDataImageInitialize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_RangeProfiler_CounterDataImage_Initialize_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_range_profiler_counter_data_image_initialize(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_range_profiler_get_counter_data_info(void **cubind_state)
@@ -4315,6 +5751,18 @@ static void test_cubind_cupti_range_profiler_get_counter_data_info(void **cubind
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiRangeProfilerGetCounterDataInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_RangeProfiler_GetCounterDataInfo_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_range_profiler_get_counter_data_info(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4342,6 +5790,18 @@ static void test_cubind_cupti_range_profiler_counter_data_get_range_info(void **
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiRangeProfilerCounterDataGetRangeInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_RangeProfiler_CounterData_GetRangeInfo_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_range_profiler_counter_data_get_range_info(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_sass_metrics_get_num_of_metrics(void **cubind_state)
@@ -4367,6 +5827,18 @@ static void test_cubind_cupti_sass_metrics_get_num_of_metrics(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiSassMetricsGetNumOfMetrics", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_SassMetrics_GetNumOfMetrics_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_sass_metrics_get_num_of_metrics(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4394,6 +5866,18 @@ static void test_cubind_cupti_sass_metrics_get_metrics(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiSassMetricsGetMetrics", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_SassMetrics_GetMetrics_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_sass_metrics_get_metrics(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_sass_metrics_get_properties(void **cubind_state)
@@ -4419,6 +5903,18 @@ static void test_cubind_cupti_sass_metrics_get_properties(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiSassMetricsGetProperties", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_SassMetrics_GetProperties_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_sass_metrics_get_properties(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4446,6 +5942,18 @@ static void test_cubind_cupti_sass_metrics_set_config(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiSassMetricsSetConfig", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_SassMetricsSetConfig_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_sass_metrics_set_config(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_sass_metrics_unset_config(void **cubind_state)
@@ -4471,6 +5979,18 @@ static void test_cubind_cupti_sass_metrics_unset_config(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiSassMetricsUnsetConfig", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_SassMetricsUnsetConfig_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_sass_metrics_unset_config(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4498,6 +6018,18 @@ static void test_cubind_cupti_sass_metrics_enable(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiSassMetricsEnable", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_SassMetricsEnable_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_sass_metrics_enable(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_sass_metrics_disable(void **cubind_state)
@@ -4523,6 +6055,18 @@ static void test_cubind_cupti_sass_metrics_disable(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiSassMetricsDisable", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_SassMetricsDisable_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_sass_metrics_disable(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4550,6 +6094,18 @@ static void test_cubind_cupti_sass_metrics_get_data_properties(void **cubind_sta
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiSassMetricsGetDataProperties", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_SassMetricsGetDataProperties_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_sass_metrics_get_data_properties(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_sass_metrics_flush_data(void **cubind_state)
@@ -4576,6 +6132,18 @@ static void test_cubind_cupti_sass_metrics_flush_data(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiSassMetricsFlushData", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_SassMetricsFlushData_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_sass_metrics_flush_data(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cupti_device_get_chip_name(void **cubind_state)
@@ -4601,6 +6169,18 @@ static void test_cubind_cupti_device_get_chip_name(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUPTI, "cuptiDeviceGetChipName", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pParams = (CUpti_Device_GetChipName_Params *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cupti_device_get_chip_name(pParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 

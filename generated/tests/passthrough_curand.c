@@ -71,6 +71,18 @@ static void test_cubind_curand_create_generator(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreateGenerator", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *generator];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        generator = (curandGenerator_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_create_generator(generator, rng_type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("generator", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_curand_create_generator_host(void **cubind_state)
@@ -98,6 +110,18 @@ static void test_cubind_curand_create_generator_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreateGeneratorHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *generator];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        generator = (curandGenerator_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_create_generator_host(generator, rng_type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("generator", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -150,6 +174,18 @@ static void test_cubind_curand_get_version(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetVersion", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *version];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        version = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_get_version(version);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("version", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -349,6 +385,18 @@ static void test_cubind_curand_generate(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *outputPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        outputPtr = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_generate(generator, outputPtr, num);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("outputPtr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_curand_generate_long_long(void **cubind_state)
@@ -378,6 +426,18 @@ static void test_cubind_curand_generate_long_long(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLongLong", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *outputPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        outputPtr = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_generate_long_long(generator, outputPtr, num);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("outputPtr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -409,6 +469,18 @@ static void test_cubind_curand_generate_uniform(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateUniform", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *outputPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        outputPtr = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_generate_uniform(generator, outputPtr, num);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("outputPtr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_curand_generate_uniform_double(void **cubind_state)
@@ -438,6 +510,18 @@ static void test_cubind_curand_generate_uniform_double(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateUniformDouble", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *outputPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        outputPtr = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_generate_uniform_double(generator, outputPtr, num);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("outputPtr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -473,6 +557,18 @@ static void test_cubind_curand_generate_normal(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateNormal", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *outputPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        outputPtr = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_generate_normal(generator, outputPtr, n, mean, stddev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("outputPtr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_curand_generate_normal_double(void **cubind_state)
@@ -506,6 +602,18 @@ static void test_cubind_curand_generate_normal_double(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateNormalDouble", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *outputPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        outputPtr = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_generate_normal_double(generator, outputPtr, n, mean, stddev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("outputPtr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -541,6 +649,18 @@ static void test_cubind_curand_generate_log_normal(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLogNormal", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *outputPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        outputPtr = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_generate_log_normal(generator, outputPtr, n, mean, stddev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("outputPtr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_curand_generate_log_normal_double(void **cubind_state)
@@ -575,6 +695,18 @@ static void test_cubind_curand_generate_log_normal_double(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateLogNormalDouble", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *outputPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        outputPtr = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_generate_log_normal_double(generator, outputPtr, n, mean, stddev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("outputPtr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_curand_create_poisson_distribution(void **cubind_state)
@@ -602,6 +734,18 @@ static void test_cubind_curand_create_poisson_distribution(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandCreatePoissonDistribution", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *discrete_distribution];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        discrete_distribution = (curandDiscreteDistribution_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_create_poisson_distribution(lambda, discrete_distribution);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("discrete_distribution", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -661,6 +805,18 @@ static void test_cubind_curand_generate_poisson(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGeneratePoisson", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *outputPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        outputPtr = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_generate_poisson(generator, outputPtr, n, lambda);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("outputPtr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_curand_generate_poisson_method(void **cubind_state)
@@ -695,6 +851,18 @@ static void test_cubind_curand_generate_poisson_method(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGeneratePoissonMethod", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *outputPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        outputPtr = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_generate_poisson_method(generator, outputPtr, n, lambda, method);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("outputPtr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_curand_generate_binomial(void **cubind_state)
@@ -728,6 +896,18 @@ static void test_cubind_curand_generate_binomial(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateBinomial", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *outputPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        outputPtr = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_generate_binomial(generator, outputPtr, num, n, p);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("outputPtr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -764,6 +944,18 @@ static void test_cubind_curand_generate_binomial_method(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGenerateBinomialMethod", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *outputPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        outputPtr = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_generate_binomial_method(generator, outputPtr, num, n, p, method);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("outputPtr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -819,6 +1011,18 @@ static void test_cubind_curand_get_direction_vectors32(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetDirectionVectors32", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vectors];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vectors = (curandDirectionVectors32_t **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_get_direction_vectors32(vectors, set);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vectors", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_curand_get_scramble_constants32(void **cubind_state)
@@ -844,6 +1048,18 @@ static void test_cubind_curand_get_scramble_constants32(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetScrambleConstants32", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *constants];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        constants = (unsigned int **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_get_scramble_constants32(constants);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("constants", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -873,6 +1089,18 @@ static void test_cubind_curand_get_direction_vectors64(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetDirectionVectors64", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vectors];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vectors = (curandDirectionVectors64_t **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_get_direction_vectors64(vectors, set);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vectors", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_curand_get_scramble_constants64(void **cubind_state)
@@ -898,6 +1126,18 @@ static void test_cubind_curand_get_scramble_constants64(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CURAND, "curandGetScrambleConstants64", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *constants];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        constants = (unsigned long long **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_curand_get_scramble_constants64(constants);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("constants", cubind_output_0, sizeof cubind_output_0);
     }
 }
 

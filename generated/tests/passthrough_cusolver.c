@@ -97,6 +97,18 @@ static void test_cubind_cusolver_get_version(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverGetVersion", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *version];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        version = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolver_get_version(version);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("version", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_create(void **cubind_state)
@@ -122,6 +134,18 @@ static void test_cubind_cusolverDn_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (cusolverDnHandle_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_create(handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -205,6 +229,18 @@ static void test_cubind_cusolverDn_get_stream(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnGetStream", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *streamId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        streamId = (cudaStream_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_get_stream(handle, streamId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("streamId", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cusolverDnSetDeterministicMode is called in the older releases where its call differs */
@@ -284,6 +320,18 @@ static void test_cubind_cusolverDn_get_deterministic_mode(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnGetDeterministicMode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (cusolverDeterministicMode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_get_deterministic_mode(handle, mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -369,6 +417,18 @@ static void test_cubind_cusolverDn_get_math_mode(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnGetMathMode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (cusolverMathMode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_get_math_mode(handle, mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cusolverDnSetEmulationStrategy is called in the older releases where its call differs */
@@ -453,6 +513,18 @@ static void test_cubind_cusolverDn_get_emulation_strategy(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnGetEmulationStrategy", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *strategy];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        strategy = (cudaEmulationStrategy_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_get_emulation_strategy(handle, strategy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("strategy", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_irs_params_create(void **cubind_state)
@@ -478,6 +550,18 @@ static void test_cubind_cusolverDn_irs_params_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSParamsCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *params_ptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        params_ptr = (cusolverDnIRSParams_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_irs_params_create(params_ptr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("params_ptr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -759,6 +843,18 @@ static void test_cubind_cusolverDn_irs_params_get_max_iters(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSParamsGetMaxIters", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *maxiters];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        maxiters = (cusolver_int_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_irs_params_get_max_iters(params, maxiters);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("maxiters", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_irs_params_enable_fallback(void **cubind_state)
@@ -863,6 +959,18 @@ static void test_cubind_cusolverDn_irs_infos_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSInfosCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *infos_ptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        infos_ptr = (cusolverDnIRSInfos_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_irs_infos_create(infos_ptr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("infos_ptr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_irs_infos_get_niters(void **cubind_state)
@@ -891,6 +999,18 @@ static void test_cubind_cusolverDn_irs_infos_get_niters(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSInfosGetNiters", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *niters];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        niters = (cusolver_int_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_irs_infos_get_niters(infos, niters);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("niters", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_irs_infos_get_outer_niters(void **cubind_state)
@@ -918,6 +1038,18 @@ static void test_cubind_cusolverDn_irs_infos_get_outer_niters(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSInfosGetOuterNiters", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *outer_niters];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        outer_niters = (cusolver_int_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_irs_infos_get_outer_niters(infos, outer_niters);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("outer_niters", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -973,6 +1105,18 @@ static void test_cubind_cusolverDn_irs_infos_get_residual_history(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSInfosGetResidualHistory", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *residual_history];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        residual_history = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_irs_infos_get_residual_history(infos, residual_history);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("residual_history", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_irs_infos_get_max_iters(void **cubind_state)
@@ -1000,6 +1144,18 @@ static void test_cubind_cusolverDn_irs_infos_get_max_iters(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSInfosGetMaxIters", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *maxiters];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        maxiters = (cusolver_int_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_irs_infos_get_max_iters(infos, maxiters);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("maxiters", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1053,6 +1209,38 @@ static void test_cubind_cusolverDn_zz_gesv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZZgesv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zz_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_zc_gesv(void **cubind_state)
@@ -1104,6 +1292,38 @@ static void test_cubind_cusolverDn_zc_gesv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZCgesv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zc_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -1157,6 +1377,38 @@ static void test_cubind_cusolverDn_zk_gesv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZKgesv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zk_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_ze_gesv(void **cubind_state)
@@ -1208,6 +1460,38 @@ static void test_cubind_cusolverDn_ze_gesv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZEgesv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ze_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -1261,6 +1545,38 @@ static void test_cubind_cusolverDn_zy_gesv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZYgesv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zy_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_cc_gesv(void **cubind_state)
@@ -1312,6 +1628,38 @@ static void test_cubind_cusolverDn_cc_gesv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCCgesv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cc_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -1365,6 +1713,38 @@ static void test_cubind_cusolverDn_ce_gesv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCEgesv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ce_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_ck_gesv(void **cubind_state)
@@ -1416,6 +1796,38 @@ static void test_cubind_cusolverDn_ck_gesv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCKgesv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ck_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -1469,6 +1881,38 @@ static void test_cubind_cusolverDn_cy_gesv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCYgesv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cy_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_dd_gesv(void **cubind_state)
@@ -1520,6 +1964,38 @@ static void test_cubind_cusolverDn_dd_gesv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDDgesv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dd_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -1573,6 +2049,38 @@ static void test_cubind_cusolverDn_ds_gesv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDSgesv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ds_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_dh_gesv(void **cubind_state)
@@ -1624,6 +2132,38 @@ static void test_cubind_cusolverDn_dh_gesv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDHgesv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dh_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -1677,6 +2217,38 @@ static void test_cubind_cusolverDn_db_gesv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDBgesv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_db_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_dx_gesv(void **cubind_state)
@@ -1728,6 +2300,38 @@ static void test_cubind_cusolverDn_dx_gesv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDXgesv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dx_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -1781,6 +2385,38 @@ static void test_cubind_cusolverDn_ss_gesv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSSgesv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ss_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_sh_gesv(void **cubind_state)
@@ -1832,6 +2468,38 @@ static void test_cubind_cusolverDn_sh_gesv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSHgesv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sh_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -1885,6 +2553,38 @@ static void test_cubind_cusolverDn_sb_gesv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSBgesv", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sb_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_sx_gesv(void **cubind_state)
@@ -1937,6 +2637,38 @@ static void test_cubind_cusolverDn_sx_gesv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSXgesv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        iter = (cusolver_int_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        d_info = (cusolver_int_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sx_gesv(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("iter", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("d_info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_zz_gesv_buffer_size(void **cubind_state)
@@ -1984,6 +2716,34 @@ static void test_cubind_cusolverDn_zz_gesv_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZZgesv_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zz_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -2033,6 +2793,34 @@ static void test_cubind_cusolverDn_zc_gesv_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZCgesv_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zc_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_zk_gesv_buffer_size(void **cubind_state)
@@ -2080,6 +2868,34 @@ static void test_cubind_cusolverDn_zk_gesv_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZKgesv_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zk_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -2129,6 +2945,34 @@ static void test_cubind_cusolverDn_ze_gesv_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZEgesv_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ze_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_zy_gesv_buffer_size(void **cubind_state)
@@ -2176,6 +3020,34 @@ static void test_cubind_cusolverDn_zy_gesv_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZYgesv_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zy_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -2225,6 +3097,34 @@ static void test_cubind_cusolverDn_cc_gesv_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCCgesv_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cc_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_ck_gesv_buffer_size(void **cubind_state)
@@ -2272,6 +3172,34 @@ static void test_cubind_cusolverDn_ck_gesv_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCKgesv_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ck_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -2321,6 +3249,34 @@ static void test_cubind_cusolverDn_ce_gesv_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCEgesv_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ce_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_cy_gesv_buffer_size(void **cubind_state)
@@ -2368,6 +3324,34 @@ static void test_cubind_cusolverDn_cy_gesv_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCYgesv_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cy_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -2417,6 +3401,34 @@ static void test_cubind_cusolverDn_dd_gesv_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDDgesv_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dd_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_ds_gesv_buffer_size(void **cubind_state)
@@ -2464,6 +3476,34 @@ static void test_cubind_cusolverDn_ds_gesv_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDSgesv_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ds_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -2513,6 +3553,34 @@ static void test_cubind_cusolverDn_dh_gesv_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDHgesv_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dh_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_db_gesv_buffer_size(void **cubind_state)
@@ -2560,6 +3628,34 @@ static void test_cubind_cusolverDn_db_gesv_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDBgesv_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_db_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -2609,6 +3705,34 @@ static void test_cubind_cusolverDn_dx_gesv_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDXgesv_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dx_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_ss_gesv_buffer_size(void **cubind_state)
@@ -2656,6 +3780,34 @@ static void test_cubind_cusolverDn_ss_gesv_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSSgesv_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ss_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -2705,6 +3857,34 @@ static void test_cubind_cusolverDn_sh_gesv_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSHgesv_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sh_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_sb_gesv_buffer_size(void **cubind_state)
@@ -2753,6 +3933,34 @@ static void test_cubind_cusolverDn_sb_gesv_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSBgesv_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sb_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_sx_gesv_buffer_size(void **cubind_state)
@@ -2800,6 +4008,34 @@ static void test_cubind_cusolverDn_sx_gesv_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSXgesv_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dipiv = (cusolver_int_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dB = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dX = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        lwork_bytes = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sx_gesv_buffer_size(handle, n, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dB", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dX", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -2853,6 +4089,34 @@ static void test_cubind_cusolverDn_zz_gels(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZZgels", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zz_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_zc_gels(void **cubind_state)
@@ -2904,6 +4168,34 @@ static void test_cubind_cusolverDn_zc_gels(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZCgels", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zc_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -2957,6 +4249,34 @@ static void test_cubind_cusolverDn_zk_gels(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZKgels", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zk_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_ze_gels(void **cubind_state)
@@ -3008,6 +4328,34 @@ static void test_cubind_cusolverDn_ze_gels(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZEgels", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ze_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -3061,6 +4409,34 @@ static void test_cubind_cusolverDn_zy_gels(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZYgels", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zy_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_cc_gels(void **cubind_state)
@@ -3112,6 +4488,34 @@ static void test_cubind_cusolverDn_cc_gels(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCCgels", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cc_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -3165,6 +4569,34 @@ static void test_cubind_cusolverDn_ck_gels(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCKgels", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ck_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_ce_gels(void **cubind_state)
@@ -3216,6 +4648,34 @@ static void test_cubind_cusolverDn_ce_gels(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCEgels", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ce_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -3269,6 +4729,34 @@ static void test_cubind_cusolverDn_cy_gels(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCYgels", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cy_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_dd_gels(void **cubind_state)
@@ -3320,6 +4808,34 @@ static void test_cubind_cusolverDn_dd_gels(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDDgels", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dd_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -3373,6 +4889,34 @@ static void test_cubind_cusolverDn_ds_gels(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDSgels", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ds_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_dh_gels(void **cubind_state)
@@ -3424,6 +4968,34 @@ static void test_cubind_cusolverDn_dh_gels(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDHgels", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dh_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -3477,6 +5049,34 @@ static void test_cubind_cusolverDn_db_gels(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDBgels", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_db_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_dx_gels(void **cubind_state)
@@ -3528,6 +5128,34 @@ static void test_cubind_cusolverDn_dx_gels(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDXgels", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dx_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -3581,6 +5209,34 @@ static void test_cubind_cusolverDn_ss_gels(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSSgels", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ss_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_sh_gels(void **cubind_state)
@@ -3632,6 +5288,34 @@ static void test_cubind_cusolverDn_sh_gels(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSHgels", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sh_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -3685,6 +5369,34 @@ static void test_cubind_cusolverDn_sb_gels(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSBgels", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sb_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_sx_gels(void **cubind_state)
@@ -3737,6 +5449,34 @@ static void test_cubind_cusolverDn_sx_gels(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSXgels", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *iter];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        iter = (cusolver_int_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (cusolver_int_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sx_gels(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, iter, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("iter", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_zz_gels_buffer_size(void **cubind_state)
@@ -3784,6 +5524,30 @@ static void test_cubind_cusolverDn_zz_gels_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZZgels_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zz_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -3833,6 +5597,30 @@ static void test_cubind_cusolverDn_zc_gels_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZCgels_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zc_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_zk_gels_buffer_size(void **cubind_state)
@@ -3880,6 +5668,30 @@ static void test_cubind_cusolverDn_zk_gels_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZKgels_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zk_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -3929,6 +5741,30 @@ static void test_cubind_cusolverDn_ze_gels_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZEgels_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ze_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_zy_gels_buffer_size(void **cubind_state)
@@ -3976,6 +5812,30 @@ static void test_cubind_cusolverDn_zy_gels_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZYgels_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zy_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -4025,6 +5885,30 @@ static void test_cubind_cusolverDn_cc_gels_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCCgels_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cc_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_ck_gels_buffer_size(void **cubind_state)
@@ -4072,6 +5956,30 @@ static void test_cubind_cusolverDn_ck_gels_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCKgels_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ck_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -4121,6 +6029,30 @@ static void test_cubind_cusolverDn_ce_gels_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCEgels_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ce_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_cy_gels_buffer_size(void **cubind_state)
@@ -4168,6 +6100,30 @@ static void test_cubind_cusolverDn_cy_gels_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCYgels_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cy_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -4217,6 +6173,30 @@ static void test_cubind_cusolverDn_dd_gels_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDDgels_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dd_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_ds_gels_buffer_size(void **cubind_state)
@@ -4264,6 +6244,30 @@ static void test_cubind_cusolverDn_ds_gels_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDSgels_bufferSize", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ds_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -4313,6 +6317,30 @@ static void test_cubind_cusolverDn_dh_gels_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDHgels_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dh_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_db_gels_buffer_size(void **cubind_state)
@@ -4360,6 +6388,30 @@ static void test_cubind_cusolverDn_db_gels_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDBgels_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_db_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -4409,6 +6461,30 @@ static void test_cubind_cusolverDn_dx_gels_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDXgels_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dx_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_ss_gels_buffer_size(void **cubind_state)
@@ -4456,6 +6532,30 @@ static void test_cubind_cusolverDn_ss_gels_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSSgels_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ss_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -4505,6 +6605,30 @@ static void test_cubind_cusolverDn_sh_gels_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSHgels_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sh_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_sb_gels_buffer_size(void **cubind_state)
@@ -4553,6 +6677,30 @@ static void test_cubind_cusolverDn_sb_gels_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSBgels_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sb_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_sx_gels_buffer_size(void **cubind_state)
@@ -4600,6 +6748,30 @@ static void test_cubind_cusolverDn_sx_gels_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSXgels_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dB];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *dX];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dB = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        dX = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork_bytes = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sx_gels_buffer_size(handle, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dB", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("dX", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -4655,6 +6827,22 @@ static void test_cubind_cusolverDn_irs_xgesv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSXgesv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *niters];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        niters = (cusolver_int_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d_info = (cusolver_int_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_irs_xgesv(handle, gesv_irs_params, gesv_irs_infos, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("niters", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d_info", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_irs_xgesv_buffer_size(void **cubind_state)
@@ -4688,6 +6876,18 @@ static void test_cubind_cusolverDn_irs_xgesv_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSXgesv_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork_bytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_irs_xgesv_buffer_size(handle, params, n, nrhs, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4745,6 +6945,22 @@ static void test_cubind_cusolverDn_irs_xgels(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSXgels", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *niters];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        niters = (cusolver_int_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d_info = (cusolver_int_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_irs_xgels(handle, gels_irs_params, gels_irs_infos, m, n, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, niters, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("niters", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d_info", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_irs_xgels_buffer_size(void **cubind_state)
@@ -4780,6 +6996,18 @@ static void test_cubind_cusolverDn_irs_xgels_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnIRSXgels_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork_bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork_bytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_irs_xgels_buffer_size(handle, params, m, n, nrhs, lwork_bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork_bytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4817,6 +7045,22 @@ static void test_cubind_cusolverDn_spotrf_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSpotrf_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_spotrf_buffer_size(handle, uplo, n, A, lda, Lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_dpotrf_buffer_size(void **cubind_state)
@@ -4852,6 +7096,22 @@ static void test_cubind_cusolverDn_dpotrf_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDpotrf_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dpotrf_buffer_size(handle, uplo, n, A, lda, Lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -4889,6 +7149,22 @@ static void test_cubind_cusolverDn_cpotrf_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCpotrf_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cpotrf_buffer_size(handle, uplo, n, A, lda, Lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_zpotrf_buffer_size(void **cubind_state)
@@ -4924,6 +7200,22 @@ static void test_cubind_cusolverDn_zpotrf_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZpotrf_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zpotrf_buffer_size(handle, uplo, n, A, lda, Lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -4965,6 +7257,26 @@ static void test_cubind_cusolverDn_spotrf(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSpotrf", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Workspace];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Workspace = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_spotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Workspace", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_dpotrf(void **cubind_state)
@@ -5004,6 +7316,26 @@ static void test_cubind_cusolverDn_dpotrf(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDpotrf", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Workspace];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Workspace = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Workspace", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -5045,6 +7377,26 @@ static void test_cubind_cusolverDn_cpotrf(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCpotrf", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Workspace];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Workspace = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Workspace", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_zpotrf(void **cubind_state)
@@ -5084,6 +7436,26 @@ static void test_cubind_cusolverDn_zpotrf(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZpotrf", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Workspace];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Workspace = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zpotrf(handle, uplo, n, A, lda, Workspace, Lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Workspace", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -5127,6 +7499,22 @@ static void test_cubind_cusolverDn_spotrs(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSpotrs", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        devInfo = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_spotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("devInfo", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_dpotrs(void **cubind_state)
@@ -5168,6 +7556,22 @@ static void test_cubind_cusolverDn_dpotrs(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDpotrs", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        devInfo = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("devInfo", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -5211,6 +7615,22 @@ static void test_cubind_cusolverDn_cpotrs(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCpotrs", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        devInfo = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("devInfo", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_zpotrs(void **cubind_state)
@@ -5253,6 +7673,22 @@ static void test_cubind_cusolverDn_zpotrs(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZpotrs", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        devInfo = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zpotrs(handle, uplo, n, nrhs, A, lda, B, ldb, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("devInfo", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_spotrf_batched(void **cubind_state)
@@ -5290,6 +7726,22 @@ static void test_cubind_cusolverDn_spotrf_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSpotrfBatched", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *Aarray];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *infoArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        Aarray = (float **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        infoArray = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_spotrf_batched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("Aarray", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("infoArray", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -5329,6 +7781,22 @@ static void test_cubind_cusolverDn_dpotrf_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDpotrfBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *Aarray];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *infoArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        Aarray = (double **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        infoArray = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dpotrf_batched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("Aarray", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("infoArray", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_cpotrf_batched(void **cubind_state)
@@ -5367,6 +7835,22 @@ static void test_cubind_cusolverDn_cpotrf_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCpotrfBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *Aarray];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *infoArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        Aarray = (cuComplex **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        infoArray = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cpotrf_batched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("Aarray", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("infoArray", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_zpotrf_batched(void **cubind_state)
@@ -5404,6 +7888,22 @@ static void test_cubind_cusolverDn_zpotrf_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZpotrfBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *Aarray];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *infoArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        Aarray = (cuDoubleComplex **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        infoArray = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zpotrf_batched(handle, uplo, n, Aarray, lda, infoArray, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("Aarray", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("infoArray", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -5449,6 +7949,26 @@ static void test_cubind_cusolverDn_spotrs_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSpotrsBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (float **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        d_info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_spotrs_batched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("d_info", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_dpotrs_batched(void **cubind_state)
@@ -5492,6 +8012,26 @@ static void test_cubind_cusolverDn_dpotrs_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDpotrsBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (double **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        d_info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dpotrs_batched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("d_info", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -5537,6 +8077,26 @@ static void test_cubind_cusolverDn_cpotrs_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCpotrsBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (cuComplex **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        d_info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cpotrs_batched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("d_info", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_zpotrs_batched(void **cubind_state)
@@ -5581,6 +8141,26 @@ static void test_cubind_cusolverDn_zpotrs_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZpotrsBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (cuDoubleComplex **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        d_info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zpotrs_batched(handle, uplo, n, nrhs, A, lda, B, ldb, d_info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("d_info", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_spotri_buffer_size(void **cubind_state)
@@ -5616,6 +8196,22 @@ static void test_cubind_cusolverDn_spotri_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSpotri_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_spotri_buffer_size(handle, uplo, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -5653,6 +8249,22 @@ static void test_cubind_cusolverDn_dpotri_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDpotri_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dpotri_buffer_size(handle, uplo, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_cpotri_buffer_size(void **cubind_state)
@@ -5689,6 +8301,22 @@ static void test_cubind_cusolverDn_cpotri_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCpotri_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cpotri_buffer_size(handle, uplo, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_zpotri_buffer_size(void **cubind_state)
@@ -5724,6 +8352,22 @@ static void test_cubind_cusolverDn_zpotri_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZpotri_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zpotri_buffer_size(handle, uplo, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -5765,6 +8409,26 @@ static void test_cubind_cusolverDn_spotri(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSpotri", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_spotri(handle, uplo, n, A, lda, work, lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_dpotri(void **cubind_state)
@@ -5804,6 +8468,26 @@ static void test_cubind_cusolverDn_dpotri(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDpotri", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -5845,6 +8529,26 @@ static void test_cubind_cusolverDn_cpotri(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCpotri", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_zpotri(void **cubind_state)
@@ -5884,6 +8588,26 @@ static void test_cubind_cusolverDn_zpotri(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZpotri", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zpotri(handle, uplo, n, A, lda, work, lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -5926,6 +8650,22 @@ static void test_cubind_cusolverDn_xtrtri_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXtrtri_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workspaceInBytesOnDevice];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytesOnHost];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workspaceInBytesOnDevice = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytesOnHost = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xtrtri_buffer_size(handle, uplo, diag, n, dataTypeA, A, lda, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workspaceInBytesOnDevice", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytesOnHost", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -5975,6 +8715,18 @@ static void test_cubind_cusolverDn_xtrtri(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXtrtri", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        devInfo = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xtrtri(handle, uplo, diag, n, dataTypeA, A, lda, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("devInfo", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_slauum_buffer_size(void **cubind_state)
@@ -6010,6 +8762,22 @@ static void test_cubind_cusolverDn_slauum_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSlauum_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_slauum_buffer_size(handle, uplo, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6047,6 +8815,22 @@ static void test_cubind_cusolverDn_dlauum_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDlauum_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dlauum_buffer_size(handle, uplo, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_clauum_buffer_size(void **cubind_state)
@@ -6083,6 +8867,22 @@ static void test_cubind_cusolverDn_clauum_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnClauum_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_clauum_buffer_size(handle, uplo, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_zlauum_buffer_size(void **cubind_state)
@@ -6118,6 +8918,22 @@ static void test_cubind_cusolverDn_zlauum_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZlauum_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zlauum_buffer_size(handle, uplo, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6159,6 +8975,26 @@ static void test_cubind_cusolverDn_slauum(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSlauum", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_slauum(handle, uplo, n, A, lda, work, lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_dlauum(void **cubind_state)
@@ -6198,6 +9034,26 @@ static void test_cubind_cusolverDn_dlauum(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDlauum", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -6239,6 +9095,26 @@ static void test_cubind_cusolverDn_clauum(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnClauum", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_clauum(handle, uplo, n, A, lda, work, lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_zlauum(void **cubind_state)
@@ -6279,6 +9155,26 @@ static void test_cubind_cusolverDn_zlauum(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZlauum", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zlauum(handle, uplo, n, A, lda, work, lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_sgetrf_buffer_size(void **cubind_state)
@@ -6314,6 +9210,22 @@ static void test_cubind_cusolverDn_sgetrf_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgetrf_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sgetrf_buffer_size(handle, m, n, A, lda, Lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6351,6 +9263,22 @@ static void test_cubind_cusolverDn_dgetrf_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgetrf_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dgetrf_buffer_size(handle, m, n, A, lda, Lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_cgetrf_buffer_size(void **cubind_state)
@@ -6387,6 +9315,22 @@ static void test_cubind_cusolverDn_cgetrf_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgetrf_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cgetrf_buffer_size(handle, m, n, A, lda, Lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_zgetrf_buffer_size(void **cubind_state)
@@ -6422,6 +9366,22 @@ static void test_cubind_cusolverDn_zgetrf_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgetrf_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zgetrf_buffer_size(handle, m, n, A, lda, Lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6463,6 +9423,30 @@ static void test_cubind_cusolverDn_sgetrf(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgetrf", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Workspace];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devIpiv];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Workspace = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devIpiv = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        devInfo = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Workspace", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devIpiv", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("devInfo", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_dgetrf(void **cubind_state)
@@ -6502,6 +9486,30 @@ static void test_cubind_cusolverDn_dgetrf(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgetrf", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Workspace];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devIpiv];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Workspace = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devIpiv = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        devInfo = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Workspace", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devIpiv", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("devInfo", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -6543,6 +9551,30 @@ static void test_cubind_cusolverDn_cgetrf(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgetrf", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Workspace];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devIpiv];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Workspace = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devIpiv = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        devInfo = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Workspace", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devIpiv", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("devInfo", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_zgetrf(void **cubind_state)
@@ -6582,6 +9614,30 @@ static void test_cubind_cusolverDn_zgetrf(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgetrf", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Workspace];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devIpiv];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Workspace = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devIpiv = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        devInfo = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zgetrf(handle, m, n, A, lda, Workspace, devIpiv, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Workspace", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devIpiv", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("devInfo", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -6623,6 +9679,18 @@ static void test_cubind_cusolverDn_slaswp(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSlaswp", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_slaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_dlaswp(void **cubind_state)
@@ -6662,6 +9730,18 @@ static void test_cubind_cusolverDn_dlaswp(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDlaswp", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6703,6 +9783,18 @@ static void test_cubind_cusolverDn_claswp(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnClaswp", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_claswp(handle, n, A, lda, k1, k2, devIpiv, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zlaswp(void **cubind_state)
@@ -6742,6 +9834,18 @@ static void test_cubind_cusolverDn_zlaswp(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZlaswp", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zlaswp(handle, n, A, lda, k1, k2, devIpiv, incx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6787,6 +9891,22 @@ static void test_cubind_cusolverDn_sgetrs(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgetrs", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        devInfo = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("devInfo", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_dgetrs(void **cubind_state)
@@ -6830,6 +9950,22 @@ static void test_cubind_cusolverDn_dgetrs(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgetrs", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        devInfo = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("devInfo", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6875,6 +10011,22 @@ static void test_cubind_cusolverDn_cgetrs(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgetrs", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        devInfo = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("devInfo", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_zgetrs(void **cubind_state)
@@ -6919,6 +10071,22 @@ static void test_cubind_cusolverDn_zgetrs(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgetrs", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        devInfo = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zgetrs(handle, trans, n, nrhs, A, lda, devIpiv, B, ldb, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("devInfo", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_sgeqrf_buffer_size(void **cubind_state)
@@ -6954,6 +10122,22 @@ static void test_cubind_cusolverDn_sgeqrf_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgeqrf_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sgeqrf_buffer_size(handle, m, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6991,6 +10175,22 @@ static void test_cubind_cusolverDn_dgeqrf_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgeqrf_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dgeqrf_buffer_size(handle, m, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_cgeqrf_buffer_size(void **cubind_state)
@@ -7027,6 +10227,22 @@ static void test_cubind_cusolverDn_cgeqrf_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgeqrf_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cgeqrf_buffer_size(handle, m, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_zgeqrf_buffer_size(void **cubind_state)
@@ -7062,6 +10278,22 @@ static void test_cubind_cusolverDn_zgeqrf_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgeqrf_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zgeqrf_buffer_size(handle, m, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -7105,6 +10337,30 @@ static void test_cubind_cusolverDn_sgeqrf(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgeqrf", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *TAU];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *Workspace];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        TAU = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        Workspace = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        devInfo = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("TAU", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("Workspace", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("devInfo", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_dgeqrf(void **cubind_state)
@@ -7146,6 +10402,30 @@ static void test_cubind_cusolverDn_dgeqrf(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgeqrf", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *TAU];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *Workspace];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        TAU = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        Workspace = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        devInfo = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("TAU", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("Workspace", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("devInfo", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -7189,6 +10469,30 @@ static void test_cubind_cusolverDn_cgeqrf(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgeqrf", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *TAU];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *Workspace];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        TAU = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        Workspace = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        devInfo = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("TAU", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("Workspace", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("devInfo", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_zgeqrf(void **cubind_state)
@@ -7231,6 +10535,30 @@ static void test_cubind_cusolverDn_zgeqrf(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgeqrf", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *TAU];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *Workspace];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        TAU = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        Workspace = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        devInfo = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zgeqrf(handle, m, n, A, lda, TAU, Workspace, Lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("TAU", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("Workspace", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("devInfo", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_sorgqr_buffer_size(void **cubind_state)
@@ -7270,6 +10598,18 @@ static void test_cubind_cusolverDn_sorgqr_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSorgqr_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sorgqr_buffer_size(handle, m, n, k, A, lda, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7311,6 +10651,18 @@ static void test_cubind_cusolverDn_dorgqr_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDorgqr_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dorgqr_buffer_size(handle, m, n, k, A, lda, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_cungqr_buffer_size(void **cubind_state)
@@ -7351,6 +10703,18 @@ static void test_cubind_cusolverDn_cungqr_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCungqr_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cungqr_buffer_size(handle, m, n, k, A, lda, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zungqr_buffer_size(void **cubind_state)
@@ -7390,6 +10754,18 @@ static void test_cubind_cusolverDn_zungqr_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZungqr_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zungqr_buffer_size(handle, m, n, k, A, lda, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7435,6 +10811,26 @@ static void test_cubind_cusolverDn_sorgqr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSorgqr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_dorgqr(void **cubind_state)
@@ -7478,6 +10874,26 @@ static void test_cubind_cusolverDn_dorgqr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDorgqr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dorgqr(handle, m, n, k, A, lda, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -7523,6 +10939,26 @@ static void test_cubind_cusolverDn_cungqr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCungqr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cungqr(handle, m, n, k, A, lda, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_zungqr(void **cubind_state)
@@ -7566,6 +11002,26 @@ static void test_cubind_cusolverDn_zungqr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZungqr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zungqr(handle, m, n, k, A, lda, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -7615,6 +11071,18 @@ static void test_cubind_cusolverDn_sormqr_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSormqr_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sormqr_buffer_size(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_dormqr_buffer_size(void **cubind_state)
@@ -7662,6 +11130,18 @@ static void test_cubind_cusolverDn_dormqr_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDormqr_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dormqr_buffer_size(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7711,6 +11191,18 @@ static void test_cubind_cusolverDn_cunmqr_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCunmqr_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cunmqr_buffer_size(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zunmqr_buffer_size(void **cubind_state)
@@ -7758,6 +11250,18 @@ static void test_cubind_cusolverDn_zunmqr_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZunmqr_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zunmqr_buffer_size(handle, side, trans, m, n, k, A, lda, tau, C, ldc, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7811,6 +11315,26 @@ static void test_cubind_cusolverDn_sormqr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSormqr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_dormqr(void **cubind_state)
@@ -7862,6 +11386,26 @@ static void test_cubind_cusolverDn_dormqr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDormqr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dormqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -7915,6 +11459,26 @@ static void test_cubind_cusolverDn_cunmqr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCunmqr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cunmqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_zunmqr(void **cubind_state)
@@ -7967,6 +11531,26 @@ static void test_cubind_cusolverDn_zunmqr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZunmqr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        devInfo = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zunmqr(handle, side, trans, m, n, k, A, lda, tau, C, ldc, work, lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("devInfo", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_ssytrf_buffer_size(void **cubind_state)
@@ -8000,6 +11584,22 @@ static void test_cubind_cusolverDn_ssytrf_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsytrf_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssytrf_buffer_size(handle, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -8035,6 +11635,22 @@ static void test_cubind_cusolverDn_dsytrf_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsytrf_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsytrf_buffer_size(handle, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_csytrf_buffer_size(void **cubind_state)
@@ -8069,6 +11685,22 @@ static void test_cubind_cusolverDn_csytrf_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCsytrf_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_csytrf_buffer_size(handle, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_zsytrf_buffer_size(void **cubind_state)
@@ -8102,6 +11734,22 @@ static void test_cubind_cusolverDn_zsytrf_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZsytrf_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zsytrf_buffer_size(handle, n, A, lda, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -8145,6 +11793,30 @@ static void test_cubind_cusolverDn_ssytrf(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsytrf", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *ipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        ipiv = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("ipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_dsytrf(void **cubind_state)
@@ -8186,6 +11858,30 @@ static void test_cubind_cusolverDn_dsytrf(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsytrf", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *ipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        ipiv = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("ipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -8229,6 +11925,30 @@ static void test_cubind_cusolverDn_csytrf(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCsytrf", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *ipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        ipiv = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_csytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("ipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_zsytrf(void **cubind_state)
@@ -8270,6 +11990,30 @@ static void test_cubind_cusolverDn_zsytrf(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZsytrf", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *ipiv];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        ipiv = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zsytrf(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("ipiv", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -8320,6 +12064,22 @@ static void test_cubind_cusolverDn_xsytrs_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsytrs_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workspaceInBytesOnDevice];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytesOnHost];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workspaceInBytesOnDevice = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytesOnHost = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xsytrs_buffer_size(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workspaceInBytesOnDevice", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytesOnHost", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -8377,6 +12137,18 @@ static void test_cubind_cusolverDn_xsytrs(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsytrs", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xsytrs(handle, uplo, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_ssytri_buffer_size(void **cubind_state)
@@ -8414,6 +12186,22 @@ static void test_cubind_cusolverDn_ssytri_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsytri_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssytri_buffer_size(handle, uplo, n, A, lda, ipiv, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -8453,6 +12241,22 @@ static void test_cubind_cusolverDn_dsytri_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsytri_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsytri_buffer_size(handle, uplo, n, A, lda, ipiv, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_csytri_buffer_size(void **cubind_state)
@@ -8491,6 +12295,22 @@ static void test_cubind_cusolverDn_csytri_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCsytri_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_csytri_buffer_size(handle, uplo, n, A, lda, ipiv, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_zsytri_buffer_size(void **cubind_state)
@@ -8528,6 +12348,22 @@ static void test_cubind_cusolverDn_zsytri_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZsytri_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zsytri_buffer_size(handle, uplo, n, A, lda, ipiv, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -8571,6 +12407,26 @@ static void test_cubind_cusolverDn_ssytri(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsytri", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_dsytri(void **cubind_state)
@@ -8612,6 +12468,26 @@ static void test_cubind_cusolverDn_dsytri(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsytri", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -8655,6 +12531,26 @@ static void test_cubind_cusolverDn_csytri(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCsytri", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_csytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_zsytri(void **cubind_state)
@@ -8697,6 +12593,26 @@ static void test_cubind_cusolverDn_zsytri(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZsytri", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zsytri(handle, uplo, n, A, lda, ipiv, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_sgebrd_buffer_size(void **cubind_state)
@@ -8728,6 +12644,18 @@ static void test_cubind_cusolverDn_sgebrd_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgebrd_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *Lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        Lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sgebrd_buffer_size(handle, m, n, Lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("Lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8761,6 +12689,18 @@ static void test_cubind_cusolverDn_dgebrd_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgebrd_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *Lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        Lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dgebrd_buffer_size(handle, m, n, Lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("Lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_cgebrd_buffer_size(void **cubind_state)
@@ -8793,6 +12733,18 @@ static void test_cubind_cusolverDn_cgebrd_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgebrd_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *Lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        Lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cgebrd_buffer_size(handle, m, n, Lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("Lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zgebrd_buffer_size(void **cubind_state)
@@ -8824,6 +12776,18 @@ static void test_cubind_cusolverDn_zgebrd_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgebrd_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *Lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        Lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zgebrd_buffer_size(handle, m, n, Lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("Lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8873,6 +12837,42 @@ static void test_cubind_cusolverDn_sgebrd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgebrd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *D];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *E];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *TAUQ];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *TAUP];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *Work];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        D = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        E = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        TAUQ = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        TAUP = (float *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        Work = (float *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        devInfo = (int *)(void *)cubind_output_6;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("D", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("E", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("TAUQ", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("TAUP", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("Work", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("devInfo", cubind_output_6, sizeof cubind_output_6);
+    }
 }
 
 static void test_cubind_cusolverDn_dgebrd(void **cubind_state)
@@ -8920,6 +12920,42 @@ static void test_cubind_cusolverDn_dgebrd(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgebrd", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *D];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *E];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *TAUQ];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *TAUP];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *Work];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        D = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        E = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        TAUQ = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        TAUP = (double *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        Work = (double *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        devInfo = (int *)(void *)cubind_output_6;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("D", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("E", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("TAUQ", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("TAUP", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("Work", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("devInfo", cubind_output_6, sizeof cubind_output_6);
     }
 }
 
@@ -8969,6 +13005,42 @@ static void test_cubind_cusolverDn_cgebrd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgebrd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *D];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *E];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *TAUQ];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *TAUP];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *Work];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        D = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        E = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        TAUQ = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        TAUP = (cuComplex *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        Work = (cuComplex *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        devInfo = (int *)(void *)cubind_output_6;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("D", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("E", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("TAUQ", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("TAUP", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("Work", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("devInfo", cubind_output_6, sizeof cubind_output_6);
+    }
 }
 
 static void test_cubind_cusolverDn_zgebrd(void **cubind_state)
@@ -9017,6 +13089,42 @@ static void test_cubind_cusolverDn_zgebrd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgebrd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *D];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *E];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *TAUQ];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *TAUP];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *Work];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *devInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        D = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        E = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        TAUQ = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        TAUP = (cuDoubleComplex *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        Work = (cuDoubleComplex *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        devInfo = (int *)(void *)cubind_output_6;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zgebrd(handle, m, n, A, lda, D, E, TAUQ, TAUP, Work, Lwork, devInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("D", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("E", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("TAUQ", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("TAUP", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("Work", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("devInfo", cubind_output_6, sizeof cubind_output_6);
+    }
 }
 
 static void test_cubind_cusolverDn_sorgbr_buffer_size(void **cubind_state)
@@ -9058,6 +13166,18 @@ static void test_cubind_cusolverDn_sorgbr_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSorgbr_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sorgbr_buffer_size(handle, side, m, n, k, A, lda, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9101,6 +13221,18 @@ static void test_cubind_cusolverDn_dorgbr_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDorgbr_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dorgbr_buffer_size(handle, side, m, n, k, A, lda, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_cungbr_buffer_size(void **cubind_state)
@@ -9143,6 +13275,18 @@ static void test_cubind_cusolverDn_cungbr_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCungbr_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cungbr_buffer_size(handle, side, m, n, k, A, lda, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zungbr_buffer_size(void **cubind_state)
@@ -9184,6 +13328,18 @@ static void test_cubind_cusolverDn_zungbr_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZungbr_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zungbr_buffer_size(handle, side, m, n, k, A, lda, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9231,6 +13387,26 @@ static void test_cubind_cusolverDn_sorgbr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSorgbr", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_dorgbr(void **cubind_state)
@@ -9276,6 +13452,26 @@ static void test_cubind_cusolverDn_dorgbr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDorgbr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dorgbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -9323,6 +13519,26 @@ static void test_cubind_cusolverDn_cungbr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCungbr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cungbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_zungbr(void **cubind_state)
@@ -9369,6 +13585,26 @@ static void test_cubind_cusolverDn_zungbr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZungbr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zungbr(handle, side, m, n, k, A, lda, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_ssytrd_buffer_size(void **cubind_state)
@@ -9410,6 +13646,18 @@ static void test_cubind_cusolverDn_ssytrd_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsytrd_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssytrd_buffer_size(handle, uplo, n, A, lda, d, e, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9453,6 +13701,18 @@ static void test_cubind_cusolverDn_dsytrd_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsytrd_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsytrd_buffer_size(handle, uplo, n, A, lda, d, e, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_chetrd_buffer_size(void **cubind_state)
@@ -9495,6 +13755,18 @@ static void test_cubind_cusolverDn_chetrd_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChetrd_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_chetrd_buffer_size(handle, uplo, n, A, lda, d, e, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zhetrd_buffer_size(void **cubind_state)
@@ -9536,6 +13808,18 @@ static void test_cubind_cusolverDn_zhetrd_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhetrd_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zhetrd_buffer_size(handle, uplo, n, A, lda, d, e, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9583,6 +13867,38 @@ static void test_cubind_cusolverDn_ssytrd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsytrd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *e];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *tau];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        e = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        tau = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (float *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("e", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("tau", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_dsytrd(void **cubind_state)
@@ -9628,6 +13944,38 @@ static void test_cubind_cusolverDn_dsytrd(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsytrd", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *e];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *tau];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        e = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        tau = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (double *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsytrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("e", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("tau", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -9675,6 +14023,38 @@ static void test_cubind_cusolverDn_chetrd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChetrd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *e];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *tau];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        e = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        tau = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (cuComplex *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_chetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("e", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("tau", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_zhetrd(void **cubind_state)
@@ -9721,6 +14101,38 @@ static void test_cubind_cusolverDn_zhetrd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhetrd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *e];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *tau];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        e = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        tau = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (cuDoubleComplex *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zhetrd(handle, uplo, n, A, lda, d, e, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("e", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("tau", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_sorgtr_buffer_size(void **cubind_state)
@@ -9758,6 +14170,18 @@ static void test_cubind_cusolverDn_sorgtr_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSorgtr_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sorgtr_buffer_size(handle, uplo, n, A, lda, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9797,6 +14221,18 @@ static void test_cubind_cusolverDn_dorgtr_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDorgtr_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dorgtr_buffer_size(handle, uplo, n, A, lda, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_cungtr_buffer_size(void **cubind_state)
@@ -9835,6 +14271,18 @@ static void test_cubind_cusolverDn_cungtr_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCungtr_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cungtr_buffer_size(handle, uplo, n, A, lda, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zungtr_buffer_size(void **cubind_state)
@@ -9872,6 +14320,18 @@ static void test_cubind_cusolverDn_zungtr_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZungtr_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zungtr_buffer_size(handle, uplo, n, A, lda, tau, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9915,6 +14375,26 @@ static void test_cubind_cusolverDn_sorgtr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSorgtr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_dorgtr(void **cubind_state)
@@ -9956,6 +14436,26 @@ static void test_cubind_cusolverDn_dorgtr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDorgtr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dorgtr(handle, uplo, n, A, lda, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -9999,6 +14499,26 @@ static void test_cubind_cusolverDn_cungtr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCungtr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cungtr(handle, uplo, n, A, lda, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverDn_zungtr(void **cubind_state)
@@ -10040,6 +14560,26 @@ static void test_cubind_cusolverDn_zungtr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZungtr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        work = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zungtr(handle, uplo, n, A, lda, tau, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -10089,6 +14629,18 @@ static void test_cubind_cusolverDn_sormtr_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSormtr_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sormtr_buffer_size(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_dormtr_buffer_size(void **cubind_state)
@@ -10136,6 +14688,18 @@ static void test_cubind_cusolverDn_dormtr_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDormtr_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dormtr_buffer_size(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10185,6 +14749,18 @@ static void test_cubind_cusolverDn_cunmtr_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCunmtr_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cunmtr_buffer_size(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zunmtr_buffer_size(void **cubind_state)
@@ -10232,6 +14808,18 @@ static void test_cubind_cusolverDn_zunmtr_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZunmtr_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zunmtr_buffer_size(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10285,6 +14873,34 @@ static void test_cubind_cusolverDn_sormtr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSormtr", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *tau];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *C];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        tau = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        C = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("tau", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("C", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_dormtr(void **cubind_state)
@@ -10336,6 +14952,34 @@ static void test_cubind_cusolverDn_dormtr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDormtr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *tau];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *C];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        tau = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        C = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dormtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("tau", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("C", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -10389,6 +15033,34 @@ static void test_cubind_cusolverDn_cunmtr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCunmtr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *tau];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *C];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        tau = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        C = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("tau", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("C", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_zunmtr(void **cubind_state)
@@ -10441,6 +15113,34 @@ static void test_cubind_cusolverDn_zunmtr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZunmtr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *tau];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *C];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        tau = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        C = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zunmtr(handle, side, uplo, trans, m, n, A, lda, tau, C, ldc, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("tau", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("C", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_sgesvd_buffer_size(void **cubind_state)
@@ -10472,6 +15172,18 @@ static void test_cubind_cusolverDn_sgesvd_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvd_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sgesvd_buffer_size(handle, m, n, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10505,6 +15217,18 @@ static void test_cubind_cusolverDn_dgesvd_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvd_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dgesvd_buffer_size(handle, m, n, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_cgesvd_buffer_size(void **cubind_state)
@@ -10537,6 +15261,18 @@ static void test_cubind_cusolverDn_cgesvd_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvd_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cgesvd_buffer_size(handle, m, n, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zgesvd_buffer_size(void **cubind_state)
@@ -10568,6 +15304,18 @@ static void test_cubind_cusolverDn_zgesvd_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvd_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zgesvd_buffer_size(handle, m, n, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10625,6 +15373,42 @@ static void test_cubind_cusolverDn_sgesvd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *S];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *U];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *VT];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *rwork];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        S = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        U = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        VT = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (float *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        rwork = (float *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        info = (int *)(void *)cubind_output_6;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("S", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("U", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("VT", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("rwork", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("info", cubind_output_6, sizeof cubind_output_6);
+    }
 }
 
 static void test_cubind_cusolverDn_dgesvd(void **cubind_state)
@@ -10680,6 +15464,42 @@ static void test_cubind_cusolverDn_dgesvd(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvd", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *S];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *U];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *VT];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *rwork];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        S = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        U = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        VT = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (double *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        rwork = (double *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        info = (int *)(void *)cubind_output_6;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("S", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("U", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("VT", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("rwork", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("info", cubind_output_6, sizeof cubind_output_6);
     }
 }
 
@@ -10737,6 +15557,42 @@ static void test_cubind_cusolverDn_cgesvd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *S];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *U];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *VT];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *rwork];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        S = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        U = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        VT = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (cuComplex *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        rwork = (float *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        info = (int *)(void *)cubind_output_6;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("S", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("U", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("VT", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("rwork", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("info", cubind_output_6, sizeof cubind_output_6);
+    }
 }
 
 static void test_cubind_cusolverDn_zgesvd(void **cubind_state)
@@ -10793,6 +15649,42 @@ static void test_cubind_cusolverDn_zgesvd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *S];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *U];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *VT];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *rwork];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        S = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        U = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        VT = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (cuDoubleComplex *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        rwork = (double *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        info = (int *)(void *)cubind_output_6;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zgesvd(handle, jobu, jobvt, m, n, A, lda, S, U, ldu, VT, ldvt, work, lwork, rwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("S", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("U", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("VT", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("rwork", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("info", cubind_output_6, sizeof cubind_output_6);
+    }
 }
 
 static void test_cubind_cusolverDn_ssyevd_buffer_size(void **cubind_state)
@@ -10832,6 +15724,18 @@ static void test_cubind_cusolverDn_ssyevd_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevd_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssyevd_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10873,6 +15777,18 @@ static void test_cubind_cusolverDn_dsyevd_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevd_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsyevd_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_cheevd_buffer_size(void **cubind_state)
@@ -10913,6 +15829,18 @@ static void test_cubind_cusolverDn_cheevd_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevd_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cheevd_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zheevd_buffer_size(void **cubind_state)
@@ -10952,6 +15880,18 @@ static void test_cubind_cusolverDn_zheevd_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevd_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zheevd_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10997,6 +15937,30 @@ static void test_cubind_cusolverDn_ssyevd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        W = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("W", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_dsyevd(void **cubind_state)
@@ -11040,6 +16004,30 @@ static void test_cubind_cusolverDn_dsyevd(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevd", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        W = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("W", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -11085,6 +16073,30 @@ static void test_cubind_cusolverDn_cheevd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        W = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("W", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_zheevd(void **cubind_state)
@@ -11128,6 +16140,30 @@ static void test_cubind_cusolverDn_zheevd(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevd", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        W = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("W", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -11181,6 +16217,22 @@ static void test_cubind_cusolverDn_ssyevdx_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevdx_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        meig = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssyevdx_buffer_size(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("meig", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_dsyevdx_buffer_size(void **cubind_state)
@@ -11232,6 +16284,22 @@ static void test_cubind_cusolverDn_dsyevdx_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevdx_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        meig = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsyevdx_buffer_size(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("meig", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -11285,6 +16353,22 @@ static void test_cubind_cusolverDn_cheevdx_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevdx_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        meig = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cheevdx_buffer_size(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("meig", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_zheevdx_buffer_size(void **cubind_state)
@@ -11336,6 +16420,22 @@ static void test_cubind_cusolverDn_zheevdx_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevdx_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        meig = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zheevdx_buffer_size(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("meig", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -11393,6 +16493,34 @@ static void test_cubind_cusolverDn_ssyevdx(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevdx", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        meig = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        W = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("meig", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("W", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_dsyevdx(void **cubind_state)
@@ -11448,6 +16576,34 @@ static void test_cubind_cusolverDn_dsyevdx(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevdx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        meig = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        W = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsyevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("meig", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("W", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -11505,6 +16661,34 @@ static void test_cubind_cusolverDn_cheevdx(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevdx", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        meig = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        W = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("meig", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("W", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_zheevdx(void **cubind_state)
@@ -11560,6 +16744,34 @@ static void test_cubind_cusolverDn_zheevdx(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevdx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        meig = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        W = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zheevdx(handle, jobz, range, uplo, n, A, lda, vl, vu, il, iu, meig, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("meig", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("W", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -11619,6 +16831,22 @@ static void test_cubind_cusolverDn_ssygvdx_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsygvdx_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        meig = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssygvdx_buffer_size(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("meig", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_dsygvdx_buffer_size(void **cubind_state)
@@ -11676,6 +16904,22 @@ static void test_cubind_cusolverDn_dsygvdx_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsygvdx_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        meig = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsygvdx_buffer_size(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("meig", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -11735,6 +16979,22 @@ static void test_cubind_cusolverDn_chegvdx_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChegvdx_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        meig = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_chegvdx_buffer_size(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("meig", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_zhegvdx_buffer_size(void **cubind_state)
@@ -11792,6 +17052,22 @@ static void test_cubind_cusolverDn_zhegvdx_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhegvdx_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        meig = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zhegvdx_buffer_size(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("meig", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -11855,6 +17131,38 @@ static void test_cubind_cusolverDn_ssygvdx(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsygvdx", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        meig = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        W = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (float *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("meig", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("W", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_dsygvdx(void **cubind_state)
@@ -11916,6 +17224,38 @@ static void test_cubind_cusolverDn_dsygvdx(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsygvdx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        meig = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        W = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (double *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsygvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("meig", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("W", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -11979,6 +17319,38 @@ static void test_cubind_cusolverDn_chegvdx(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChegvdx", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        meig = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        W = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (cuComplex *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_chegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("meig", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("W", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_zhegvdx(void **cubind_state)
@@ -12041,6 +17413,38 @@ static void test_cubind_cusolverDn_zhegvdx(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhegvdx", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *meig];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        meig = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        W = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (cuDoubleComplex *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zhegvdx(handle, itype, jobz, range, uplo, n, A, lda, B, ldb, vl, vu, il, iu, meig, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("meig", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("W", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_ssygvd_buffer_size(void **cubind_state)
@@ -12086,6 +17490,18 @@ static void test_cubind_cusolverDn_ssygvd_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsygvd_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssygvd_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12133,6 +17549,18 @@ static void test_cubind_cusolverDn_dsygvd_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsygvd_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsygvd_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_chegvd_buffer_size(void **cubind_state)
@@ -12179,6 +17607,18 @@ static void test_cubind_cusolverDn_chegvd_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChegvd_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_chegvd_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zhegvd_buffer_size(void **cubind_state)
@@ -12224,6 +17664,18 @@ static void test_cubind_cusolverDn_zhegvd_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhegvd_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zhegvd_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12275,6 +17727,34 @@ static void test_cubind_cusolverDn_ssygvd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsygvd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        W = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("W", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_dsygvd(void **cubind_state)
@@ -12324,6 +17804,34 @@ static void test_cubind_cusolverDn_dsygvd(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsygvd", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        W = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsygvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("W", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -12375,6 +17883,34 @@ static void test_cubind_cusolverDn_chegvd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChegvd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        W = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_chegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("W", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_zhegvd(void **cubind_state)
@@ -12425,6 +17961,34 @@ static void test_cubind_cusolverDn_zhegvd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhegvd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        W = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zhegvd(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("W", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_create_syevj_info(void **cubind_state)
@@ -12450,6 +18014,18 @@ static void test_cubind_cusolverDn_create_syevj_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCreateSyevjInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (syevjInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_create_syevj_info(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12591,6 +18167,18 @@ static void test_cubind_cusolverDn_xsyevj_get_residual(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevjGetResidual", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *residual];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        residual = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xsyevj_get_residual(handle, info, residual);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("residual", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_xsyevj_get_sweeps(void **cubind_state)
@@ -12620,6 +18208,18 @@ static void test_cubind_cusolverDn_xsyevj_get_sweeps(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevjGetSweeps", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *executed_sweeps];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        executed_sweeps = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xsyevj_get_sweeps(handle, info, executed_sweeps);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("executed_sweeps", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12665,6 +18265,18 @@ static void test_cubind_cusolverDn_ssyevj_batched_buffer_size(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevjBatched_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssyevj_batched_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_dsyevj_batched_buffer_size(void **cubind_state)
@@ -12708,6 +18320,18 @@ static void test_cubind_cusolverDn_dsyevj_batched_buffer_size(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevjBatched_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsyevj_batched_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12753,6 +18377,18 @@ static void test_cubind_cusolverDn_cheevj_batched_buffer_size(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevjBatched_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cheevj_batched_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zheevj_batched_buffer_size(void **cubind_state)
@@ -12796,6 +18432,18 @@ static void test_cubind_cusolverDn_zheevj_batched_buffer_size(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevjBatched_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zheevj_batched_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12845,6 +18493,30 @@ static void test_cubind_cusolverDn_ssyevj_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevjBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        W = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssyevj_batched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("W", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_dsyevj_batched(void **cubind_state)
@@ -12892,6 +18564,30 @@ static void test_cubind_cusolverDn_dsyevj_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevjBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        W = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsyevj_batched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("W", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -12941,6 +18637,30 @@ static void test_cubind_cusolverDn_cheevj_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevjBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        W = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cheevj_batched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("W", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_zheevj_batched(void **cubind_state)
@@ -12989,6 +18709,30 @@ static void test_cubind_cusolverDn_zheevj_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevjBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        W = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zheevj_batched(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("W", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_ssyevj_buffer_size(void **cubind_state)
@@ -13030,6 +18774,18 @@ static void test_cubind_cusolverDn_ssyevj_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevj_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssyevj_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13073,6 +18829,18 @@ static void test_cubind_cusolverDn_dsyevj_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevj_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsyevj_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_cheevj_buffer_size(void **cubind_state)
@@ -13115,6 +18883,18 @@ static void test_cubind_cusolverDn_cheevj_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevj_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cheevj_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zheevj_buffer_size(void **cubind_state)
@@ -13156,6 +18936,18 @@ static void test_cubind_cusolverDn_zheevj_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevj_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zheevj_buffer_size(handle, jobz, uplo, n, A, lda, W, lwork, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13203,6 +18995,30 @@ static void test_cubind_cusolverDn_ssyevj(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsyevj", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        W = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("W", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_dsyevj(void **cubind_state)
@@ -13248,6 +19064,30 @@ static void test_cubind_cusolverDn_dsyevj(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsyevj", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        W = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsyevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("W", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -13295,6 +19135,30 @@ static void test_cubind_cusolverDn_cheevj(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCheevj", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        W = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("W", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverDn_zheevj(void **cubind_state)
@@ -13340,6 +19204,30 @@ static void test_cubind_cusolverDn_zheevj(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZheevj", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        W = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        work = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zheevj(handle, jobz, uplo, n, A, lda, W, work, lwork, info, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("W", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -13389,6 +19277,18 @@ static void test_cubind_cusolverDn_ssygvj_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsygvj_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssygvj_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_dsygvj_buffer_size(void **cubind_state)
@@ -13436,6 +19336,18 @@ static void test_cubind_cusolverDn_dsygvj_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsygvj_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsygvj_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13485,6 +19397,18 @@ static void test_cubind_cusolverDn_chegvj_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChegvj_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_chegvj_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zhegvj_buffer_size(void **cubind_state)
@@ -13532,6 +19456,18 @@ static void test_cubind_cusolverDn_zhegvj_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhegvj_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zhegvj_buffer_size(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, lwork, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13585,6 +19521,34 @@ static void test_cubind_cusolverDn_ssygvj(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSsygvj", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        W = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_ssygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("W", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_dsygvj(void **cubind_state)
@@ -13636,6 +19600,34 @@ static void test_cubind_cusolverDn_dsygvj(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDsygvj", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        W = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dsygvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("W", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -13689,6 +19681,34 @@ static void test_cubind_cusolverDn_chegvj(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnChegvj", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        W = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_chegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("W", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_zhegvj(void **cubind_state)
@@ -13741,6 +19761,34 @@ static void test_cubind_cusolverDn_zhegvj(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZhegvj", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *W];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        B = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        W = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        work = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zhegvj(handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, lwork, info, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("W", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverDn_create_gesvdj_info(void **cubind_state)
@@ -13766,6 +19814,18 @@ static void test_cubind_cusolverDn_create_gesvdj_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCreateGesvdjInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (gesvdjInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_create_gesvdj_info(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13907,6 +19967,18 @@ static void test_cubind_cusolverDn_xgesvdj_get_residual(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvdjGetResidual", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *residual];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        residual = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xgesvdj_get_residual(handle, info, residual);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("residual", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_xgesvdj_get_sweeps(void **cubind_state)
@@ -13936,6 +20008,18 @@ static void test_cubind_cusolverDn_xgesvdj_get_sweeps(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvdjGetSweeps", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *executed_sweeps];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        executed_sweeps = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xgesvdj_get_sweeps(handle, info, executed_sweeps);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("executed_sweeps", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13989,6 +20073,18 @@ static void test_cubind_cusolverDn_sgesvdj_batched_buffer_size(void **cubind_sta
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvdjBatched_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sgesvdj_batched_buffer_size(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_dgesvdj_batched_buffer_size(void **cubind_state)
@@ -14040,6 +20136,18 @@ static void test_cubind_cusolverDn_dgesvdj_batched_buffer_size(void **cubind_sta
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvdjBatched_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dgesvdj_batched_buffer_size(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14093,6 +20201,18 @@ static void test_cubind_cusolverDn_cgesvdj_batched_buffer_size(void **cubind_sta
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvdjBatched_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cgesvdj_batched_buffer_size(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zgesvdj_batched_buffer_size(void **cubind_state)
@@ -14144,6 +20264,18 @@ static void test_cubind_cusolverDn_zgesvdj_batched_buffer_size(void **cubind_sta
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvdjBatched_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zgesvdj_batched_buffer_size(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, lwork, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14201,6 +20333,38 @@ static void test_cubind_cusolverDn_sgesvdj_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvdjBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *S];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *U];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *V];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        S = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        U = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        V = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (float *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sgesvdj_batched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("S", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("U", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("V", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_dgesvdj_batched(void **cubind_state)
@@ -14256,6 +20420,38 @@ static void test_cubind_cusolverDn_dgesvdj_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvdjBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *S];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *U];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *V];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        S = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        U = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        V = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (double *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dgesvdj_batched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("S", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("U", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("V", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -14313,6 +20509,38 @@ static void test_cubind_cusolverDn_cgesvdj_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvdjBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *S];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *U];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *V];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        S = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        U = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        V = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (cuComplex *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cgesvdj_batched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("S", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("U", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("V", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_zgesvdj_batched(void **cubind_state)
@@ -14369,6 +20597,38 @@ static void test_cubind_cusolverDn_zgesvdj_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvdjBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *S];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *U];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *V];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        S = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        U = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        V = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (cuDoubleComplex *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zgesvdj_batched(handle, jobz, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("S", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("U", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("V", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_sgesvdj_buffer_size(void **cubind_state)
@@ -14420,6 +20680,18 @@ static void test_cubind_cusolverDn_sgesvdj_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvdj_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sgesvdj_buffer_size(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14473,6 +20745,18 @@ static void test_cubind_cusolverDn_dgesvdj_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvdj_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dgesvdj_buffer_size(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_cgesvdj_buffer_size(void **cubind_state)
@@ -14525,6 +20809,18 @@ static void test_cubind_cusolverDn_cgesvdj_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvdj_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cgesvdj_buffer_size(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zgesvdj_buffer_size(void **cubind_state)
@@ -14576,6 +20872,18 @@ static void test_cubind_cusolverDn_zgesvdj_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvdj_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zgesvdj_buffer_size(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14633,6 +20941,38 @@ static void test_cubind_cusolverDn_sgesvdj(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvdj", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *S];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *U];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *V];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        S = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        U = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        V = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (float *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("S", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("U", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("V", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_dgesvdj(void **cubind_state)
@@ -14688,6 +21028,38 @@ static void test_cubind_cusolverDn_dgesvdj(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvdj", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *S];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *U];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *V];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        S = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        U = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        V = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (double *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("S", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("U", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("V", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -14745,6 +21117,38 @@ static void test_cubind_cusolverDn_cgesvdj(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvdj", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *S];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *U];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *V];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        S = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        U = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        V = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (cuComplex *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("S", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("U", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("V", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_zgesvdj(void **cubind_state)
@@ -14800,6 +21204,38 @@ static void test_cubind_cusolverDn_zgesvdj(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvdj", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *S];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *U];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *V];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *work];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        A = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        S = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        U = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        V = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        work = (cuDoubleComplex *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        info = (int *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zgesvdj(handle, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("S", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("U", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("V", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("work", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("info", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -14861,6 +21297,18 @@ static void test_cubind_cusolverDn_sgesvda_strided_batched_buffer_size(void **cu
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvdaStridedBatched_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sgesvda_strided_batched_buffer_size(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_dgesvda_strided_batched_buffer_size(void **cubind_state)
@@ -14920,6 +21368,18 @@ static void test_cubind_cusolverDn_dgesvda_strided_batched_buffer_size(void **cu
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvdaStridedBatched_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dgesvda_strided_batched_buffer_size(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14981,6 +21441,18 @@ static void test_cubind_cusolverDn_cgesvda_strided_batched_buffer_size(void **cu
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvdaStridedBatched_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cgesvda_strided_batched_buffer_size(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_zgesvda_strided_batched_buffer_size(void **cubind_state)
@@ -15040,6 +21512,18 @@ static void test_cubind_cusolverDn_zgesvda_strided_batched_buffer_size(void **cu
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvdaStridedBatched_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lwork = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zgesvda_strided_batched_buffer_size(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, lwork, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lwork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15107,6 +21591,38 @@ static void test_cubind_cusolverDn_sgesvda_strided_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnSgesvdaStridedBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *d_S];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d_U];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *d_V];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *d_work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *h_R_nrmF];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        d_S = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d_U = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        d_V = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        d_work = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        h_R_nrmF = (double *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_sgesvda_strided_batched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("d_S", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d_U", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("d_V", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("d_work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("h_R_nrmF", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_dgesvda_strided_batched(void **cubind_state)
@@ -15172,6 +21688,38 @@ static void test_cubind_cusolverDn_dgesvda_strided_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnDgesvdaStridedBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *d_S];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d_U];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *d_V];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *d_work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *h_R_nrmF];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        d_S = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d_U = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        d_V = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        d_work = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        h_R_nrmF = (double *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_dgesvda_strided_batched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("d_S", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d_U", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("d_V", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("d_work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("h_R_nrmF", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -15239,6 +21787,38 @@ static void test_cubind_cusolverDn_cgesvda_strided_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCgesvdaStridedBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *d_S];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d_U];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *d_V];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *d_work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *h_R_nrmF];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        d_S = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d_U = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        d_V = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        d_work = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        h_R_nrmF = (double *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_cgesvda_strided_batched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("d_S", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d_U", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("d_V", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("d_work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("h_R_nrmF", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_zgesvda_strided_batched(void **cubind_state)
@@ -15305,6 +21885,38 @@ static void test_cubind_cusolverDn_zgesvda_strided_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnZgesvdaStridedBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *d_S];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d_U];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *d_V];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *d_work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *d_info];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *h_R_nrmF];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        d_S = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d_U = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        d_V = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        d_work = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        d_info = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        h_R_nrmF = (double *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_zgesvda_strided_batched(handle, jobz, rank, m, n, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, d_work, lwork, d_info, h_R_nrmF, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("d_S", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d_U", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("d_V", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("d_work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("d_info", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("h_R_nrmF", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusolverDn_create_params(void **cubind_state)
@@ -15330,6 +21942,18 @@ static void test_cubind_cusolverDn_create_params(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnCreateParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *params];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        params = (cusolverDnParams_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_create_params(params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("params", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15431,6 +22055,22 @@ static void test_cubind_cusolverDn_xpotrf_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXpotrf_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workspaceInBytesOnDevice];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytesOnHost];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workspaceInBytesOnDevice = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytesOnHost = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xpotrf_buffer_size(handle, params, uplo, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workspaceInBytesOnDevice", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytesOnHost", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_xpotrf(void **cubind_state)
@@ -15481,6 +22121,18 @@ static void test_cubind_cusolverDn_xpotrf(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXpotrf", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xpotrf(handle, params, uplo, n, dataTypeA, A, lda, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_xpotrs(void **cubind_state)
@@ -15529,6 +22181,18 @@ static void test_cubind_cusolverDn_xpotrs(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXpotrs", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xpotrs(handle, params, uplo, n, nrhs, dataTypeA, A, lda, dataTypeB, B, ldb, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_xgeqrf_buffer_size(void **cubind_state)
@@ -15576,6 +22240,22 @@ static void test_cubind_cusolverDn_xgeqrf_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgeqrf_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workspaceInBytesOnDevice];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytesOnHost];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workspaceInBytesOnDevice = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytesOnHost = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xgeqrf_buffer_size(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workspaceInBytesOnDevice", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytesOnHost", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -15631,6 +22311,18 @@ static void test_cubind_cusolverDn_xgeqrf(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgeqrf", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xgeqrf(handle, params, m, n, dataTypeA, A, lda, dataTypeTau, tau, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_xgetrf_buffer_size(void **cubind_state)
@@ -15674,6 +22366,22 @@ static void test_cubind_cusolverDn_xgetrf_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgetrf_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workspaceInBytesOnDevice];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytesOnHost];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workspaceInBytesOnDevice = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytesOnHost = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xgetrf_buffer_size(handle, params, m, n, dataTypeA, A, lda, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workspaceInBytesOnDevice", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytesOnHost", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -15727,6 +22435,22 @@ static void test_cubind_cusolverDn_xgetrf(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgetrf", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ipiv];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ipiv = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        info = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xgetrf(handle, params, m, n, dataTypeA, A, lda, ipiv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ipiv", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("info", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_xgetrs(void **cubind_state)
@@ -15777,6 +22501,18 @@ static void test_cubind_cusolverDn_xgetrs(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgetrs", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xgetrs(handle, params, trans, n, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_xsyevd_buffer_size(void **cubind_state)
@@ -15826,6 +22562,22 @@ static void test_cubind_cusolverDn_xsyevd_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevd_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workspaceInBytesOnDevice];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytesOnHost];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workspaceInBytesOnDevice = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytesOnHost = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xsyevd_buffer_size(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workspaceInBytesOnDevice", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytesOnHost", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -15882,6 +22634,18 @@ static void test_cubind_cusolverDn_xsyevd(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevd", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xsyevd(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15948,6 +22712,22 @@ static void test_cubind_cusolverDn_xsyev_batched_buffer_size(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevBatched_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workspaceInBytesOnDevice];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytesOnHost];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workspaceInBytesOnDevice = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytesOnHost = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xsyev_batched_buffer_size(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workspaceInBytesOnDevice", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytesOnHost", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -16021,6 +22801,18 @@ static void test_cubind_cusolverDn_xsyev_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevBatched", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xsyev_batched(handle, params, jobz, uplo, n, dataTypeA, A, lda, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info, batchSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_xsyevdx_buffer_size(void **cubind_state)
@@ -16082,6 +22874,26 @@ static void test_cubind_cusolverDn_xsyevdx_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevdx_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *h_meig];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytesOnDevice];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *workspaceInBytesOnHost];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        h_meig = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytesOnDevice = (size_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        workspaceInBytesOnHost = (size_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xsyevdx_buffer_size(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("h_meig", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytesOnDevice", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("workspaceInBytesOnHost", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -16150,6 +22962,22 @@ static void test_cubind_cusolverDn_xsyevdx(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXsyevdx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *meig64];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        meig64 = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        info = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xsyevdx(handle, params, jobz, range, uplo, n, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("meig64", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("info", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -16226,6 +23054,22 @@ static void test_cubind_cusolverDn_xgeev_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgeev_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workspaceInBytesOnDevice];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytesOnHost];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workspaceInBytesOnDevice = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytesOnHost = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xgeev_buffer_size(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workspaceInBytesOnDevice", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytesOnHost", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -16309,6 +23153,18 @@ static void test_cubind_cusolverDn_xgeev(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgeev", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xgeev(handle, params, jobvl, jobvr, n, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_xgesvd_buffer_size(void **cubind_state)
@@ -16372,6 +23228,22 @@ static void test_cubind_cusolverDn_xgesvd_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvd_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workspaceInBytesOnDevice];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytesOnHost];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workspaceInBytesOnDevice = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytesOnHost = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xgesvd_buffer_size(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workspaceInBytesOnDevice", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytesOnHost", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -16443,6 +23315,18 @@ static void test_cubind_cusolverDn_xgesvd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xgesvd(handle, params, jobu, jobvt, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverDn_xgesvdp_buffer_size(void **cubind_state)
@@ -16506,6 +23390,22 @@ static void test_cubind_cusolverDn_xgesvdp_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvdp_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workspaceInBytesOnDevice];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytesOnHost];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workspaceInBytesOnDevice = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytesOnHost = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xgesvdp_buffer_size(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workspaceInBytesOnDevice", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytesOnHost", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -16579,6 +23479,22 @@ static void test_cubind_cusolverDn_xgesvdp(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvdp", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *d_info];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *h_err_sigma];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        d_info = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        h_err_sigma = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xgesvdp(handle, params, jobz, econ, m, n, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info, h_err_sigma);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("d_info", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("h_err_sigma", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverDn_xgesvdr_buffer_size(void **cubind_state)
@@ -16648,6 +23564,22 @@ static void test_cubind_cusolverDn_xgesvdr_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvdr_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workspaceInBytesOnDevice];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytesOnHost];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workspaceInBytesOnDevice = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytesOnHost = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xgesvdr_buffer_size(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workspaceInBytesOnDevice", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytesOnHost", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -16725,6 +23657,18 @@ static void test_cubind_cusolverDn_xgesvdr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXgesvdr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *d_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        d_info = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xgesvdr(handle, params, jobu, jobv, m, n, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("d_info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cusolverDnXlarft_bufferSize is called in the older releases where its call differs */
@@ -16794,6 +23738,22 @@ static void test_cubind_cusolverDn_xlarft_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnXlarft_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *workspaceInBytesOnDevice];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytesOnHost];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        workspaceInBytesOnDevice = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytesOnHost = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_xlarft_buffer_size(handle, params, direct, storev, n, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T, ldt, computeType, workspaceInBytesOnDevice, workspaceInBytesOnHost);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("workspaceInBytesOnDevice", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytesOnHost", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -16920,6 +23880,18 @@ static void test_cubind_cusolverDn_logger_set_file(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverDnLoggerSetFile", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *file];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        file = (FILE *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverDn_logger_set_file(file);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("file", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -17049,6 +24021,18 @@ static void test_cubind_cusolverSp_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (cusolverSpHandle_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_create(handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_destroy(void **cubind_state)
@@ -17131,6 +24115,18 @@ static void test_cubind_cusolverSp_get_stream(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpGetStream", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *streamId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        streamId = (cudaStream_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_get_stream(handle, streamId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("streamId", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_xcsrissym_host(void **cubind_state)
@@ -17170,6 +24166,18 @@ static void test_cubind_cusolverSp_xcsrissym_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrissymHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *issym];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        issym = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_xcsrissym_host(handle, m, nnzA, descrA, csrRowPtrA, csrEndPtrA, csrColIndA, issym);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("issym", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -17219,6 +24227,22 @@ static void test_cubind_cusolverSp_scsrlsvlu_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrlsvluHost", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrlsvlu_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrlsvlu_host(void **cubind_state)
@@ -17266,6 +24290,22 @@ static void test_cubind_cusolverSp_dcsrlsvlu_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrlsvluHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrlsvlu_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -17315,6 +24355,22 @@ static void test_cubind_cusolverSp_ccsrlsvlu_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrlsvluHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrlsvlu_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrlsvlu_host(void **cubind_state)
@@ -17362,6 +24418,22 @@ static void test_cubind_cusolverSp_zcsrlsvlu_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrlsvluHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrlsvlu_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -17411,6 +24483,22 @@ static void test_cubind_cusolverSp_scsrlsvqr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrlsvqr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrlsvqr(void **cubind_state)
@@ -17458,6 +24546,22 @@ static void test_cubind_cusolverSp_dcsrlsvqr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrlsvqr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -17507,6 +24611,22 @@ static void test_cubind_cusolverSp_ccsrlsvqr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrlsvqr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrlsvqr(void **cubind_state)
@@ -17554,6 +24674,22 @@ static void test_cubind_cusolverSp_zcsrlsvqr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrlsvqr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -17603,6 +24739,22 @@ static void test_cubind_cusolverSp_scsrlsvqr_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrlsvqrHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrlsvqr_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrlsvqr_host(void **cubind_state)
@@ -17650,6 +24802,22 @@ static void test_cubind_cusolverSp_dcsrlsvqr_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrlsvqrHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrlsvqr_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -17699,6 +24867,22 @@ static void test_cubind_cusolverSp_ccsrlsvqr_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrlsvqrHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrlsvqr_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrlsvqr_host(void **cubind_state)
@@ -17746,6 +24930,22 @@ static void test_cubind_cusolverSp_zcsrlsvqr_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrlsvqrHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrlsvqr_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -17795,6 +24995,22 @@ static void test_cubind_cusolverSp_scsrlsvchol_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrlsvcholHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrlsvchol_host(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrlsvchol_host(void **cubind_state)
@@ -17842,6 +25058,22 @@ static void test_cubind_cusolverSp_dcsrlsvchol_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrlsvcholHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrlsvchol_host(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -17891,6 +25123,22 @@ static void test_cubind_cusolverSp_ccsrlsvchol_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrlsvcholHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrlsvchol_host(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrlsvchol_host(void **cubind_state)
@@ -17938,6 +25186,22 @@ static void test_cubind_cusolverSp_zcsrlsvchol_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrlsvcholHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrlsvchol_host(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -17987,6 +25251,22 @@ static void test_cubind_cusolverSp_scsrlsvchol(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrlsvchol", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrlsvchol(void **cubind_state)
@@ -18034,6 +25314,22 @@ static void test_cubind_cusolverSp_dcsrlsvchol(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrlsvchol", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -18083,6 +25379,22 @@ static void test_cubind_cusolverSp_ccsrlsvchol(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrlsvchol", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrlsvchol(void **cubind_state)
@@ -18130,6 +25442,22 @@ static void test_cubind_cusolverSp_zcsrlsvchol(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrlsvchol", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *singularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        singularity = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x, singularity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("singularity", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -18183,6 +25511,30 @@ static void test_cubind_cusolverSp_scsrlsqvqr_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrlsqvqrHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rankA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *p];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *min_norm];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rankA = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        p = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        min_norm = (float *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrlsqvqr_host(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rankA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("p", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("min_norm", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrlsqvqr_host(void **cubind_state)
@@ -18234,6 +25586,30 @@ static void test_cubind_cusolverSp_dcsrlsqvqr_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrlsqvqrHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rankA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *p];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *min_norm];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rankA = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        p = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        min_norm = (double *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrlsqvqr_host(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rankA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("p", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("min_norm", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -18287,6 +25663,30 @@ static void test_cubind_cusolverSp_ccsrlsqvqr_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrlsqvqrHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rankA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *p];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *min_norm];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rankA = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        p = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        min_norm = (float *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrlsqvqr_host(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rankA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("p", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("min_norm", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrlsqvqr_host(void **cubind_state)
@@ -18339,6 +25739,30 @@ static void test_cubind_cusolverSp_zcsrlsqvqr_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrlsqvqrHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rankA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *p];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *min_norm];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rankA = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        p = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        min_norm = (double *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrlsqvqr_host(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, rankA, x, p, min_norm);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rankA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("p", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("min_norm", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverSp_scsreigvsi_host(void **cubind_state)
@@ -18389,6 +25813,22 @@ static void test_cubind_cusolverSp_scsreigvsi_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsreigvsiHost", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mu];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mu = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (float *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsreigvsi_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mu", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsreigvsi_host(void **cubind_state)
@@ -18438,6 +25878,22 @@ static void test_cubind_cusolverSp_dcsreigvsi_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsreigvsiHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mu];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mu = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsreigvsi_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mu", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -18490,6 +25946,22 @@ static void test_cubind_cusolverSp_ccsreigvsi_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsreigvsiHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mu];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mu = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (cuComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsreigvsi_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mu", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsreigvsi_host(void **cubind_state)
@@ -18541,6 +26013,22 @@ static void test_cubind_cusolverSp_zcsreigvsi_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsreigvsiHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mu];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mu = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (cuDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsreigvsi_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, tol, mu, x);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mu", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_scsreigvsi(void **cubind_state)
@@ -18591,6 +26079,22 @@ static void test_cubind_cusolverSp_scsreigvsi(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsreigvsi", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mu];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mu = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (float *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mu", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsreigvsi(void **cubind_state)
@@ -18640,6 +26144,22 @@ static void test_cubind_cusolverSp_dcsreigvsi(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsreigvsi", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mu];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mu = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mu", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -18692,6 +26212,22 @@ static void test_cubind_cusolverSp_ccsreigvsi(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsreigvsi", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mu];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mu = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (cuComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mu", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsreigvsi(void **cubind_state)
@@ -18743,6 +26279,22 @@ static void test_cubind_cusolverSp_zcsreigvsi(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsreigvsi", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mu];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mu = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (cuDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsreigvsi(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, mu0, x0, maxite, eps, mu, x);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mu", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_scsreigs_host(void **cubind_state)
@@ -18788,6 +26340,18 @@ static void test_cubind_cusolverSp_scsreigs_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsreigsHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *num_eigs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        num_eigs = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsreigs_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("num_eigs", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -18835,6 +26399,18 @@ static void test_cubind_cusolverSp_dcsreigs_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsreigsHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *num_eigs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        num_eigs = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsreigs_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("num_eigs", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_ccsreigs_host(void **cubind_state)
@@ -18880,6 +26456,18 @@ static void test_cubind_cusolverSp_ccsreigs_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsreigsHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *num_eigs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        num_eigs = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsreigs_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("num_eigs", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -18927,6 +26515,18 @@ static void test_cubind_cusolverSp_zcsreigs_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsreigsHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *num_eigs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        num_eigs = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsreigs_host(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, left_bottom_corner, right_upper_corner, num_eigs);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("num_eigs", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_xcsrsymrcm_host(void **cubind_state)
@@ -18964,6 +26564,18 @@ static void test_cubind_cusolverSp_xcsrsymrcm_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrsymrcmHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *p];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        p = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_xcsrsymrcm_host(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("p", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19003,6 +26615,18 @@ static void test_cubind_cusolverSp_xcsrsymmdq_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrsymmdqHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *p];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        p = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_xcsrsymmdq_host(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("p", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_xcsrsymamd_host(void **cubind_state)
@@ -19040,6 +26664,18 @@ static void test_cubind_cusolverSp_xcsrsymamd_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrsymamdHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *p];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        p = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_xcsrsymamd_host(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, p);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("p", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19080,6 +26716,18 @@ static void test_cubind_cusolverSp_xcsrmetisnd_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrmetisndHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *p];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        p = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_xcsrmetisnd_host(handle, n, nnzA, descrA, csrRowPtrA, csrColIndA, options, p);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("p", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19123,6 +26771,22 @@ static void test_cubind_cusolverSp_scsrzfd_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrzfdHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *numnz];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        P = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        numnz = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrzfd_host(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("P", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("numnz", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrzfd_host(void **cubind_state)
@@ -19164,6 +26828,22 @@ static void test_cubind_cusolverSp_dcsrzfd_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrzfdHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *numnz];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        P = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        numnz = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrzfd_host(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("P", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("numnz", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -19207,6 +26887,22 @@ static void test_cubind_cusolverSp_ccsrzfd_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrzfdHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *numnz];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        P = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        numnz = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrzfd_host(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("P", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("numnz", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrzfd_host(void **cubind_state)
@@ -19248,6 +26944,22 @@ static void test_cubind_cusolverSp_zcsrzfd_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrzfdHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *numnz];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        P = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        numnz = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrzfd_host(handle, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P, numnz);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("P", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("numnz", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -19292,6 +27004,18 @@ static void test_cubind_cusolverSp_xcsrperm_buffer_size_host(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrperm_bufferSizeHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_xcsrperm_buffer_size_host(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, bufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19339,6 +27063,26 @@ static void test_cubind_cusolverSp_xcsrperm_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrpermHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrRowPtrA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColIndA];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *map];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrRowPtrA = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColIndA = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        map = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_xcsrperm_host(handle, m, n, nnzA, descrA, csrRowPtrA, csrColIndA, p, q, map, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrRowPtrA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColIndA", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("map", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverSp_create_csrqr_info(void **cubind_state)
@@ -19364,6 +27108,18 @@ static void test_cubind_cusolverSp_create_csrqr_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCreateCsrqrInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (csrqrInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_create_csrqr_info(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19479,6 +27235,22 @@ static void test_cubind_cusolverSp_scsrqr_buffer_info_batched(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrBufferInfoBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrqr_buffer_info_batched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrqr_buffer_info_batched(void **cubind_state)
@@ -19526,6 +27298,22 @@ static void test_cubind_cusolverSp_dcsrqr_buffer_info_batched(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrBufferInfoBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrqr_buffer_info_batched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -19575,6 +27363,22 @@ static void test_cubind_cusolverSp_ccsrqr_buffer_info_batched(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrBufferInfoBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrqr_buffer_info_batched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrqr_buffer_info_batched(void **cubind_state)
@@ -19622,6 +27426,22 @@ static void test_cubind_cusolverSp_zcsrqr_buffer_info_batched(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrBufferInfoBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrqr_buffer_info_batched(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -19673,6 +27493,18 @@ static void test_cubind_cusolverSp_scsrqrsv_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrsvBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrqrsv_batched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrqrsv_batched(void **cubind_state)
@@ -19722,6 +27554,18 @@ static void test_cubind_cusolverSp_dcsrqrsv_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrsvBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrqrsv_batched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19773,6 +27617,18 @@ static void test_cubind_cusolverSp_ccsrqrsv_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrsvBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrqrsv_batched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrqrsv_batched(void **cubind_state)
@@ -19823,6 +27679,18 @@ static void test_cubind_cusolverSp_zcsrqrsv_batched(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrsvBatched", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrqrsv_batched(handle, m, n, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, x, batchSize, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_create_csrlu_info_host(void **cubind_state)
@@ -19848,6 +27716,18 @@ static void test_cubind_cusolverSp_create_csrlu_info_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCreateCsrluInfoHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (csrluInfoHost_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_create_csrlu_info_host(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19957,6 +27837,22 @@ static void test_cubind_cusolverSp_scsrlu_buffer_info_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrluBufferInfoHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrlu_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrlu_buffer_info_host(void **cubind_state)
@@ -20000,6 +27896,22 @@ static void test_cubind_cusolverSp_dcsrlu_buffer_info_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrluBufferInfoHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrlu_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -20045,6 +27957,22 @@ static void test_cubind_cusolverSp_ccsrlu_buffer_info_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrluBufferInfoHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrlu_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrlu_buffer_info_host(void **cubind_state)
@@ -20088,6 +28016,22 @@ static void test_cubind_cusolverSp_zcsrlu_buffer_info_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrluBufferInfoHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrlu_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -20297,6 +28241,18 @@ static void test_cubind_cusolverSp_scsrlu_zero_pivot_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrluZeroPivotHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrlu_zero_pivot_host(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrlu_zero_pivot_host(void **cubind_state)
@@ -20328,6 +28284,18 @@ static void test_cubind_cusolverSp_dcsrlu_zero_pivot_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrluZeroPivotHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrlu_zero_pivot_host(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -20361,6 +28329,18 @@ static void test_cubind_cusolverSp_ccsrlu_zero_pivot_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrluZeroPivotHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrlu_zero_pivot_host(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrlu_zero_pivot_host(void **cubind_state)
@@ -20392,6 +28372,18 @@ static void test_cubind_cusolverSp_zcsrlu_zero_pivot_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrluZeroPivotHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrlu_zero_pivot_host(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -20429,6 +28421,18 @@ static void test_cubind_cusolverSp_scsrlu_solve_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrluSolveHost", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrlu_solve_host(handle, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrlu_solve_host(void **cubind_state)
@@ -20464,6 +28468,18 @@ static void test_cubind_cusolverSp_dcsrlu_solve_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrluSolveHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrlu_solve_host(handle, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -20501,6 +28517,18 @@ static void test_cubind_cusolverSp_ccsrlu_solve_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrluSolveHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrlu_solve_host(handle, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrlu_solve_host(void **cubind_state)
@@ -20537,6 +28565,18 @@ static void test_cubind_cusolverSp_zcsrlu_solve_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrluSolveHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrlu_solve_host(handle, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_xcsrlu_nnz_host(void **cubind_state)
@@ -20568,6 +28608,22 @@ static void test_cubind_cusolverSp_xcsrlu_nnz_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpXcsrluNnzHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nnzLRef];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzURef];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nnzLRef = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzURef = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_xcsrlu_nnz_host(handle, nnzLRef, nnzURef, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nnzLRef", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzURef", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -20619,6 +28675,46 @@ static void test_cubind_cusolverSp_scsrlu_extract_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrluExtractHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Q];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrValL];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *csrRowPtrL];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *csrColIndL];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *csrValU];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *csrRowPtrU];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *csrColIndU];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        P = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Q = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrValL = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        csrRowPtrL = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        csrColIndL = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        csrValU = (float *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        csrRowPtrU = (int *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        csrColIndU = (int *)(void *)cubind_output_7;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrlu_extract_host(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("P", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Q", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrValL", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("csrRowPtrL", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("csrColIndL", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("csrValU", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("csrRowPtrU", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("csrColIndU", cubind_output_7, sizeof cubind_output_7);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrlu_extract_host(void **cubind_state)
@@ -20668,6 +28764,46 @@ static void test_cubind_cusolverSp_dcsrlu_extract_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrluExtractHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Q];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrValL];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *csrRowPtrL];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *csrColIndL];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *csrValU];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *csrRowPtrU];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *csrColIndU];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        P = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Q = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrValL = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        csrRowPtrL = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        csrColIndL = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        csrValU = (double *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        csrRowPtrU = (int *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        csrColIndU = (int *)(void *)cubind_output_7;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrlu_extract_host(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("P", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Q", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrValL", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("csrRowPtrL", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("csrColIndL", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("csrValU", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("csrRowPtrU", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("csrColIndU", cubind_output_7, sizeof cubind_output_7);
     }
 }
 
@@ -20719,6 +28855,46 @@ static void test_cubind_cusolverSp_ccsrlu_extract_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrluExtractHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Q];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrValL];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *csrRowPtrL];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *csrColIndL];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *csrValU];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *csrRowPtrU];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *csrColIndU];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        P = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Q = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrValL = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        csrRowPtrL = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        csrColIndL = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        csrValU = (cuComplex *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        csrRowPtrU = (int *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        csrColIndU = (int *)(void *)cubind_output_7;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrlu_extract_host(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("P", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Q", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrValL", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("csrRowPtrL", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("csrColIndL", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("csrValU", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("csrRowPtrU", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("csrColIndU", cubind_output_7, sizeof cubind_output_7);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrlu_extract_host(void **cubind_state)
@@ -20769,6 +28945,46 @@ static void test_cubind_cusolverSp_zcsrlu_extract_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrluExtractHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Q];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrValL];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *csrRowPtrL];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *csrColIndL];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *csrValU];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *csrRowPtrU];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *csrColIndU];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        P = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Q = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrValL = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        csrRowPtrL = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        csrColIndL = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        csrValU = (cuDoubleComplex *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        csrRowPtrU = (int *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        csrColIndU = (int *)(void *)cubind_output_7;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrlu_extract_host(handle, P, Q, descrL, csrValL, csrRowPtrL, csrColIndL, descrU, csrValU, csrRowPtrU, csrColIndU, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("P", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Q", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrValL", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("csrRowPtrL", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("csrColIndL", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("csrValU", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("csrRowPtrU", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("csrColIndU", cubind_output_7, sizeof cubind_output_7);
+    }
 }
 
 static void test_cubind_cusolverSp_create_csrqr_info_host(void **cubind_state)
@@ -20794,6 +29010,18 @@ static void test_cubind_cusolverSp_create_csrqr_info_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCreateCsrqrInfoHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (csrqrInfoHost_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_create_csrqr_info_host(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -20907,6 +29135,22 @@ static void test_cubind_cusolverSp_scsrqr_buffer_info_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrBufferInfoHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrqr_buffer_info_host(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrqr_buffer_info_host(void **cubind_state)
@@ -20952,6 +29196,22 @@ static void test_cubind_cusolverSp_dcsrqr_buffer_info_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrBufferInfoHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrqr_buffer_info_host(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -20999,6 +29259,22 @@ static void test_cubind_cusolverSp_ccsrqr_buffer_info_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrBufferInfoHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrqr_buffer_info_host(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrqr_buffer_info_host(void **cubind_state)
@@ -21044,6 +29320,22 @@ static void test_cubind_cusolverSp_zcsrqr_buffer_info_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrBufferInfoHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrqr_buffer_info_host(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -21263,6 +29555,22 @@ static void test_cubind_cusolverSp_scsrqr_factor_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrFactorHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (float *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrqr_factor_host(handle, m, n, nnzA, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrqr_factor_host(void **cubind_state)
@@ -21302,6 +29610,22 @@ static void test_cubind_cusolverSp_dcsrqr_factor_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrFactorHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrqr_factor_host(handle, m, n, nnzA, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -21343,6 +29667,22 @@ static void test_cubind_cusolverSp_ccsrqr_factor_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrFactorHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (cuComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrqr_factor_host(handle, m, n, nnzA, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrqr_factor_host(void **cubind_state)
@@ -21383,6 +29723,22 @@ static void test_cubind_cusolverSp_zcsrqr_factor_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrFactorHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (cuDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrqr_factor_host(handle, m, n, nnzA, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_scsrqr_zero_pivot_host(void **cubind_state)
@@ -21414,6 +29770,18 @@ static void test_cubind_cusolverSp_scsrqr_zero_pivot_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrZeroPivotHost", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrqr_zero_pivot_host(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -21447,6 +29815,18 @@ static void test_cubind_cusolverSp_dcsrqr_zero_pivot_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrZeroPivotHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrqr_zero_pivot_host(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_ccsrqr_zero_pivot_host(void **cubind_state)
@@ -21479,6 +29859,18 @@ static void test_cubind_cusolverSp_ccsrqr_zero_pivot_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrZeroPivotHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrqr_zero_pivot_host(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrqr_zero_pivot_host(void **cubind_state)
@@ -21510,6 +29902,18 @@ static void test_cubind_cusolverSp_zcsrqr_zero_pivot_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrZeroPivotHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrqr_zero_pivot_host(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -21549,6 +29953,22 @@ static void test_cubind_cusolverSp_scsrqr_solve_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrSolveHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (float *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrqr_solve_host(handle, m, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrqr_solve_host(void **cubind_state)
@@ -21586,6 +30006,22 @@ static void test_cubind_cusolverSp_dcsrqr_solve_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrSolveHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrqr_solve_host(handle, m, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -21625,6 +30061,22 @@ static void test_cubind_cusolverSp_ccsrqr_solve_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrSolveHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (cuComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrqr_solve_host(handle, m, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrqr_solve_host(void **cubind_state)
@@ -21662,6 +30114,22 @@ static void test_cubind_cusolverSp_zcsrqr_solve_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrSolveHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (cuDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrqr_solve_host(handle, m, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -21749,6 +30217,22 @@ static void test_cubind_cusolverSp_scsrqr_buffer_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrBufferInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrqr_buffer_info(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrqr_buffer_info(void **cubind_state)
@@ -21794,6 +30278,22 @@ static void test_cubind_cusolverSp_dcsrqr_buffer_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrBufferInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrqr_buffer_info(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -21841,6 +30341,22 @@ static void test_cubind_cusolverSp_ccsrqr_buffer_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrBufferInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrqr_buffer_info(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrqr_buffer_info(void **cubind_state)
@@ -21886,6 +30402,22 @@ static void test_cubind_cusolverSp_zcsrqr_buffer_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrBufferInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrqr_buffer_info(handle, m, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -22105,6 +30637,22 @@ static void test_cubind_cusolverSp_scsrqr_factor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrFactor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (float *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrqr_factor(handle, m, n, nnzA, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrqr_factor(void **cubind_state)
@@ -22144,6 +30692,22 @@ static void test_cubind_cusolverSp_dcsrqr_factor(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrFactor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrqr_factor(handle, m, n, nnzA, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -22185,6 +30749,22 @@ static void test_cubind_cusolverSp_ccsrqr_factor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrFactor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (cuComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrqr_factor(handle, m, n, nnzA, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrqr_factor(void **cubind_state)
@@ -22225,6 +30805,22 @@ static void test_cubind_cusolverSp_zcsrqr_factor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrFactor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (cuDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrqr_factor(handle, m, n, nnzA, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_scsrqr_zero_pivot(void **cubind_state)
@@ -22256,6 +30852,18 @@ static void test_cubind_cusolverSp_scsrqr_zero_pivot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrZeroPivot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrqr_zero_pivot(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -22289,6 +30897,18 @@ static void test_cubind_cusolverSp_dcsrqr_zero_pivot(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrZeroPivot", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrqr_zero_pivot(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_ccsrqr_zero_pivot(void **cubind_state)
@@ -22321,6 +30941,18 @@ static void test_cubind_cusolverSp_ccsrqr_zero_pivot(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrZeroPivot", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrqr_zero_pivot(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrqr_zero_pivot(void **cubind_state)
@@ -22352,6 +30984,18 @@ static void test_cubind_cusolverSp_zcsrqr_zero_pivot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrZeroPivot", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrqr_zero_pivot(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -22391,6 +31035,22 @@ static void test_cubind_cusolverSp_scsrqr_solve(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrqrSolve", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (float *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrqr_solve(handle, m, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrqr_solve(void **cubind_state)
@@ -22428,6 +31088,22 @@ static void test_cubind_cusolverSp_dcsrqr_solve(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrqrSolve", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrqr_solve(handle, m, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -22467,6 +31143,22 @@ static void test_cubind_cusolverSp_ccsrqr_solve(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrqrSolve", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (cuComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrqr_solve(handle, m, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrqr_solve(void **cubind_state)
@@ -22505,6 +31197,22 @@ static void test_cubind_cusolverSp_zcsrqr_solve(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrqrSolve", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *b];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        b = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        x = (cuDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrqr_solve(handle, m, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("b", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("x", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_create_csrchol_info_host(void **cubind_state)
@@ -22530,6 +31238,18 @@ static void test_cubind_cusolverSp_create_csrchol_info_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCreateCsrcholInfoHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (csrcholInfoHost_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_create_csrchol_info_host(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -22639,6 +31359,22 @@ static void test_cubind_cusolverSp_scsrchol_buffer_info_host(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholBufferInfoHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrchol_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrchol_buffer_info_host(void **cubind_state)
@@ -22682,6 +31418,22 @@ static void test_cubind_cusolverSp_dcsrchol_buffer_info_host(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholBufferInfoHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrchol_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -22727,6 +31479,22 @@ static void test_cubind_cusolverSp_ccsrchol_buffer_info_host(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholBufferInfoHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrchol_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrchol_buffer_info_host(void **cubind_state)
@@ -22770,6 +31538,22 @@ static void test_cubind_cusolverSp_zcsrchol_buffer_info_host(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholBufferInfoHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrchol_buffer_info_host(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -22971,6 +31755,18 @@ static void test_cubind_cusolverSp_scsrchol_zero_pivot_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholZeroPivotHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrchol_zero_pivot_host(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrchol_zero_pivot_host(void **cubind_state)
@@ -23002,6 +31798,18 @@ static void test_cubind_cusolverSp_dcsrchol_zero_pivot_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholZeroPivotHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrchol_zero_pivot_host(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -23035,6 +31843,18 @@ static void test_cubind_cusolverSp_ccsrchol_zero_pivot_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholZeroPivotHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrchol_zero_pivot_host(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrchol_zero_pivot_host(void **cubind_state)
@@ -23066,6 +31886,18 @@ static void test_cubind_cusolverSp_zcsrchol_zero_pivot_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholZeroPivotHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrchol_zero_pivot_host(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -23103,6 +31935,18 @@ static void test_cubind_cusolverSp_scsrchol_solve_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholSolveHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrchol_solve_host(handle, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrchol_solve_host(void **cubind_state)
@@ -23138,6 +31982,18 @@ static void test_cubind_cusolverSp_dcsrchol_solve_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholSolveHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrchol_solve_host(handle, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -23175,6 +32031,18 @@ static void test_cubind_cusolverSp_ccsrchol_solve_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholSolveHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrchol_solve_host(handle, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrchol_solve_host(void **cubind_state)
@@ -23211,6 +32079,18 @@ static void test_cubind_cusolverSp_zcsrchol_solve_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholSolveHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrchol_solve_host(handle, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_create_csrchol_info(void **cubind_state)
@@ -23236,6 +32116,18 @@ static void test_cubind_cusolverSp_create_csrchol_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCreateCsrcholInfo", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (csrcholInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_create_csrchol_info(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -23345,6 +32237,22 @@ static void test_cubind_cusolverSp_scsrchol_buffer_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholBufferInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrchol_buffer_info(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrchol_buffer_info(void **cubind_state)
@@ -23388,6 +32296,22 @@ static void test_cubind_cusolverSp_dcsrchol_buffer_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholBufferInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrchol_buffer_info(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -23433,6 +32357,22 @@ static void test_cubind_cusolverSp_ccsrchol_buffer_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholBufferInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrchol_buffer_info(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrchol_buffer_info(void **cubind_state)
@@ -23476,6 +32416,22 @@ static void test_cubind_cusolverSp_zcsrchol_buffer_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholBufferInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *internalDataInBytes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *workspaceInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        internalDataInBytes = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        workspaceInBytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrchol_buffer_info(handle, n, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, info, internalDataInBytes, workspaceInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("internalDataInBytes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("workspaceInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -23677,6 +32633,18 @@ static void test_cubind_cusolverSp_scsrchol_zero_pivot(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholZeroPivot", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrchol_zero_pivot(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrchol_zero_pivot(void **cubind_state)
@@ -23708,6 +32676,18 @@ static void test_cubind_cusolverSp_dcsrchol_zero_pivot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholZeroPivot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrchol_zero_pivot(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -23741,6 +32721,18 @@ static void test_cubind_cusolverSp_ccsrchol_zero_pivot(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholZeroPivot", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrchol_zero_pivot(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrchol_zero_pivot(void **cubind_state)
@@ -23772,6 +32764,18 @@ static void test_cubind_cusolverSp_zcsrchol_zero_pivot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholZeroPivot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrchol_zero_pivot(handle, info, tol, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -23809,6 +32813,18 @@ static void test_cubind_cusolverSp_scsrchol_solve(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholSolve", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrchol_solve(handle, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_dcsrchol_solve(void **cubind_state)
@@ -23844,6 +32860,18 @@ static void test_cubind_cusolverSp_dcsrchol_solve(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholSolve", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrchol_solve(handle, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -23881,6 +32909,18 @@ static void test_cubind_cusolverSp_ccsrchol_solve(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholSolve", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrchol_solve(handle, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_zcsrchol_solve(void **cubind_state)
@@ -23917,6 +32957,18 @@ static void test_cubind_cusolverSp_zcsrchol_solve(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholSolve", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrchol_solve(handle, n, b, x, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_scsrchol_diag(void **cubind_state)
@@ -23946,6 +32998,18 @@ static void test_cubind_cusolverSp_scsrchol_diag(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpScsrcholDiag", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *diag];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        diag = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_scsrchol_diag(handle, info, diag);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("diag", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -23977,6 +33041,18 @@ static void test_cubind_cusolverSp_dcsrchol_diag(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpDcsrcholDiag", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *diag];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        diag = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_dcsrchol_diag(handle, info, diag);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("diag", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverSp_ccsrchol_diag(void **cubind_state)
@@ -24006,6 +33082,18 @@ static void test_cubind_cusolverSp_ccsrchol_diag(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpCcsrcholDiag", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *diag];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        diag = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_ccsrchol_diag(handle, info, diag);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("diag", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -24037,6 +33125,18 @@ static void test_cubind_cusolverSp_zcsrchol_diag(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverSpZcsrcholDiag", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *diag];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        diag = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverSp_zcsrchol_diag(handle, info, diag);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("diag", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverRf_create(void **cubind_state)
@@ -24062,6 +33162,18 @@ static void test_cubind_cusolverRf_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (cusolverRfHandle_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_create(handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -24118,6 +33230,22 @@ static void test_cubind_cusolverRf_get_matrix_format(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfGetMatrixFormat", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *format];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *diag];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        format = (cusolverRfMatrixFormat_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        diag = (cusolverRfUnitDiagonal_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_get_matrix_format(handle, format, diag);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("format", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("diag", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -24209,6 +33337,22 @@ static void test_cubind_cusolverRf_get_numeric_properties(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfGetNumericProperties", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *zero];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *boost];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        zero = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        boost = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_get_numeric_properties(handle, zero, boost);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("zero", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("boost", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverRf_get_numeric_boost_report(void **cubind_state)
@@ -24236,6 +33380,18 @@ static void test_cubind_cusolverRf_get_numeric_boost_report(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfGetNumericBoostReport", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *report];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        report = (cusolverRfNumericBoostReport_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_get_numeric_boost_report(handle, report);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("report", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -24297,6 +33453,22 @@ static void test_cubind_cusolverRf_get_algs(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfGetAlgs", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *factAlg];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *solveAlg];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        factAlg = (cusolverRfFactorization_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        solveAlg = (cusolverRfTriangularSolve_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_get_algs(handle, factAlg, solveAlg);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("factAlg", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("solveAlg", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverRf_get_reset_values_fast_mode(void **cubind_state)
@@ -24324,6 +33496,18 @@ static void test_cubind_cusolverRf_get_reset_values_fast_mode(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfGetResetValuesFastMode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *fastMode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        fastMode = (cusolverRfResetValuesFastMode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_get_reset_values_fast_mode(handle, fastMode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("fastMode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -24409,6 +33593,58 @@ static void test_cubind_cusolverRf_setup_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfSetupHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *h_csrRowPtrA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *h_csrColIndA];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *h_csrValA];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *h_csrRowPtrL];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *h_csrColIndL];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *h_csrValL];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *h_csrRowPtrU];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *h_csrColIndU];
+        _Alignas(128) unsigned char cubind_output_8[sizeof *h_csrValU];
+        _Alignas(128) unsigned char cubind_output_9[sizeof *h_P];
+        _Alignas(128) unsigned char cubind_output_10[sizeof *h_Q];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        h_csrRowPtrA = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        h_csrColIndA = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        h_csrValA = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        h_csrRowPtrL = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        h_csrColIndL = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        h_csrValL = (double *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        h_csrRowPtrU = (int *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        h_csrColIndU = (int *)(void *)cubind_output_7;
+        memset(cubind_output_8, 0xa5, sizeof cubind_output_8);
+        h_csrValU = (double *)(void *)cubind_output_8;
+        memset(cubind_output_9, 0xa5, sizeof cubind_output_9);
+        h_P = (int *)(void *)cubind_output_9;
+        memset(cubind_output_10, 0xa5, sizeof cubind_output_10);
+        h_Q = (int *)(void *)cubind_output_10;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_setup_host(n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("h_csrRowPtrA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("h_csrColIndA", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("h_csrValA", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("h_csrRowPtrL", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("h_csrColIndL", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("h_csrValL", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("h_csrRowPtrU", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("h_csrColIndU", cubind_output_7, sizeof cubind_output_7);
+        cubind_test_assert_zero("h_csrValU", cubind_output_8, sizeof cubind_output_8);
+        cubind_test_assert_zero("h_P", cubind_output_9, sizeof cubind_output_9);
+        cubind_test_assert_zero("h_Q", cubind_output_10, sizeof cubind_output_10);
+    }
 }
 
 static void test_cubind_cusolverRf_setup_device(void **cubind_state)
@@ -24465,6 +33701,58 @@ static void test_cubind_cusolverRf_setup_device(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfSetupDevice", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrRowPtrA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColIndA];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrValA];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *csrRowPtrL];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *csrColIndL];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *csrValL];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *csrRowPtrU];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *csrColIndU];
+        _Alignas(128) unsigned char cubind_output_8[sizeof *csrValU];
+        _Alignas(128) unsigned char cubind_output_9[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_10[sizeof *Q];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrRowPtrA = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColIndA = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrValA = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        csrRowPtrL = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        csrColIndL = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        csrValL = (double *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        csrRowPtrU = (int *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        csrColIndU = (int *)(void *)cubind_output_7;
+        memset(cubind_output_8, 0xa5, sizeof cubind_output_8);
+        csrValU = (double *)(void *)cubind_output_8;
+        memset(cubind_output_9, 0xa5, sizeof cubind_output_9);
+        P = (int *)(void *)cubind_output_9;
+        memset(cubind_output_10, 0xa5, sizeof cubind_output_10);
+        Q = (int *)(void *)cubind_output_10;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_setup_device(n, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrRowPtrA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColIndA", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrValA", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("csrRowPtrL", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("csrColIndL", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("csrValL", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("csrRowPtrU", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("csrColIndU", cubind_output_7, sizeof cubind_output_7);
+        cubind_test_assert_zero("csrValU", cubind_output_8, sizeof cubind_output_8);
+        cubind_test_assert_zero("P", cubind_output_9, sizeof cubind_output_9);
+        cubind_test_assert_zero("Q", cubind_output_10, sizeof cubind_output_10);
+    }
 }
 
 static void test_cubind_cusolverRf_reset_values(void **cubind_state)
@@ -24504,6 +33792,34 @@ static void test_cubind_cusolverRf_reset_values(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfResetValues", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrRowPtrA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColIndA];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrValA];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *Q];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrRowPtrA = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColIndA = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrValA = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        P = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        Q = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_reset_values(n, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrRowPtrA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColIndA", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrValA", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("P", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("Q", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -24591,6 +33907,30 @@ static void test_cubind_cusolverRf_access_bundled_factors_device(void **cubind_s
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfAccessBundledFactorsDevice", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nnzM];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Mp];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *Mi];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *Mx];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nnzM = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Mp = (int **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        Mi = (int **)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        Mx = (double **)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_access_bundled_factors_device(handle, nnzM, Mp, Mi, Mx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nnzM", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Mp", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("Mi", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("Mx", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverRf_extract_bundled_factors_host(void **cubind_state)
@@ -24624,6 +33964,30 @@ static void test_cubind_cusolverRf_extract_bundled_factors_host(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfExtractBundledFactorsHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *h_nnzM];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *h_Mp];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *h_Mi];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *h_Mx];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        h_nnzM = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        h_Mp = (int **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        h_Mi = (int **)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        h_Mx = (double **)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_extract_bundled_factors_host(handle, h_nnzM, h_Mp, h_Mi, h_Mx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("h_nnzM", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("h_Mp", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("h_Mi", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("h_Mx", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -24667,6 +34031,46 @@ static void test_cubind_cusolverRf_extract_split_factors_host(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfExtractSplitFactorsHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *h_nnzL];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *h_csrRowPtrL];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *h_csrColIndL];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *h_csrValL];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *h_nnzU];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *h_csrRowPtrU];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *h_csrColIndU];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *h_csrValU];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        h_nnzL = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        h_csrRowPtrL = (int **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        h_csrColIndL = (int **)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        h_csrValL = (double **)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        h_nnzU = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        h_csrRowPtrU = (int **)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        h_csrColIndU = (int **)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        h_csrValU = (double **)(void *)cubind_output_7;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_extract_split_factors_host(handle, h_nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, h_nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("h_nnzL", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("h_csrRowPtrL", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("h_csrColIndL", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("h_csrValL", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("h_nnzU", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("h_csrRowPtrU", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("h_csrColIndU", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("h_csrValU", cubind_output_7, sizeof cubind_output_7);
+    }
 }
 
 static void test_cubind_cusolverRf_solve(void **cubind_state)
@@ -24706,6 +34110,30 @@ static void test_cubind_cusolverRf_solve(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfSolve", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Q];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *Temp];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *XF];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        P = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Q = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        Temp = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        XF = (double *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_solve(handle, P, Q, nrhs, Temp, ldt, XF, ldxf);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("P", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Q", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("Temp", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("XF", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -24765,6 +34193,58 @@ static void test_cubind_cusolverRf_batch_setup_host(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfBatchSetupHost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *h_csrRowPtrA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *h_csrColIndA];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *h_csrValA_array];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *h_csrRowPtrL];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *h_csrColIndL];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *h_csrValL];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *h_csrRowPtrU];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *h_csrColIndU];
+        _Alignas(128) unsigned char cubind_output_8[sizeof *h_csrValU];
+        _Alignas(128) unsigned char cubind_output_9[sizeof *h_P];
+        _Alignas(128) unsigned char cubind_output_10[sizeof *h_Q];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        h_csrRowPtrA = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        h_csrColIndA = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        h_csrValA_array = (double **)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        h_csrRowPtrL = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        h_csrColIndL = (int *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        h_csrValL = (double *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        h_csrRowPtrU = (int *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        h_csrColIndU = (int *)(void *)cubind_output_7;
+        memset(cubind_output_8, 0xa5, sizeof cubind_output_8);
+        h_csrValU = (double *)(void *)cubind_output_8;
+        memset(cubind_output_9, 0xa5, sizeof cubind_output_9);
+        h_P = (int *)(void *)cubind_output_9;
+        memset(cubind_output_10, 0xa5, sizeof cubind_output_10);
+        h_Q = (int *)(void *)cubind_output_10;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_batch_setup_host(batchSize, n, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("h_csrRowPtrA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("h_csrColIndA", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("h_csrValA_array", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("h_csrRowPtrL", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("h_csrColIndL", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("h_csrValL", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("h_csrRowPtrU", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("h_csrColIndU", cubind_output_7, sizeof cubind_output_7);
+        cubind_test_assert_zero("h_csrValU", cubind_output_8, sizeof cubind_output_8);
+        cubind_test_assert_zero("h_P", cubind_output_9, sizeof cubind_output_9);
+        cubind_test_assert_zero("h_Q", cubind_output_10, sizeof cubind_output_10);
+    }
 }
 
 static void test_cubind_cusolverRf_batch_reset_values(void **cubind_state)
@@ -24806,6 +34286,34 @@ static void test_cubind_cusolverRf_batch_reset_values(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfBatchResetValues", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrRowPtrA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColIndA];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrValA_array];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *Q];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrRowPtrA = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColIndA = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrValA_array = (double **)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        P = (int *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        Q = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_batch_reset_values(batchSize, n, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrRowPtrA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColIndA", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrValA_array", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("P", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("Q", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -24899,6 +34407,30 @@ static void test_cubind_cusolverRf_batch_solve(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfBatchSolve", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *P];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *Q];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *Temp];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *XF_array];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        P = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        Q = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        Temp = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        XF_array = (double **)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_batch_solve(handle, P, Q, nrhs, Temp, ldt, XF_array, ldxf);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("P", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("Q", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("Temp", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("XF_array", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverRf_batch_zero_pivot(void **cubind_state)
@@ -24926,6 +34458,18 @@ static void test_cubind_cusolverRf_batch_zero_pivot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVER, "cusolverRfBatchZeroPivot", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverRf_batch_zero_pivot(handle, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 

@@ -69,6 +69,18 @@ static void test_cubind_cusolverMg_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreate", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (cusolverMgHandle_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_create(handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverMg_destroy(void **cubind_state)
@@ -125,6 +137,18 @@ static void test_cubind_cusolverMg_device_select(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgDeviceSelect", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *deviceId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        deviceId = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_device_select(handle, nbDevices, deviceId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("deviceId", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusolverMg_create_device_grid(void **cubind_state)
@@ -158,6 +182,18 @@ static void test_cubind_cusolverMg_create_device_grid(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreateDeviceGrid", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *grid];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        grid = (cudaLibMgGrid_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_create_device_grid(grid, numRowDevices, numColDevices, deviceId, mapping);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("grid", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -222,6 +258,18 @@ static void test_cubind_cusolverMg_create_matrix_desc(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgCreateMatrixDesc", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *desc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        desc = (cudaLibMgMatrixDesc_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_create_matrix_desc(desc, numRows, numCols, rowBlockSize, colBlockSize, dataType, grid);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("desc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -297,6 +345,22 @@ static void test_cubind_cusolverMg_syevd_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgSyevd_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *array_d_A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        array_d_A = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int64_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_syevd_buffer_size(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("array_d_A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusolverMg_syevd(void **cubind_state)
@@ -349,6 +413,26 @@ static void test_cubind_cusolverMg_syevd(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgSyevd", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *array_d_A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *array_d_work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        array_d_A = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        array_d_work = (void **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_syevd(handle, jobz, uplo, N, array_d_A, IA, JA, descrA, W, dataTypeW, computeType, array_d_work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("array_d_A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("array_d_work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("info", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusolverMg_getrf_buffer_size(void **cubind_state)
@@ -392,6 +476,26 @@ static void test_cubind_cusolverMg_getrf_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrf_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *array_d_A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *array_d_IPIV];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        array_d_A = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        array_d_IPIV = (int **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        lwork = (int64_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_getrf_buffer_size(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("array_d_A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("array_d_IPIV", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("lwork", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -440,6 +544,30 @@ static void test_cubind_cusolverMg_getrf(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrf", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *array_d_A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *array_d_IPIV];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *array_d_work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        array_d_A = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        array_d_IPIV = (int **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        array_d_work = (void **)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_getrf(handle, M, N, array_d_A, IA, JA, descrA, array_d_IPIV, computeType, array_d_work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("array_d_A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("array_d_IPIV", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("array_d_work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("info", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -494,6 +622,30 @@ static void test_cubind_cusolverMg_getrs_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrs_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *array_d_A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *array_d_IPIV];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *array_d_B];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        array_d_A = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        array_d_IPIV = (int **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        array_d_B = (void **)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        lwork = (int64_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_getrs_buffer_size(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("array_d_A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("array_d_IPIV", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("array_d_B", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("lwork", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -553,6 +705,34 @@ static void test_cubind_cusolverMg_getrs(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgGetrs", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *array_d_A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *array_d_IPIV];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *array_d_B];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *array_d_work];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        array_d_A = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        array_d_IPIV = (int **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        array_d_B = (void **)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        array_d_work = (void **)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        info = (int *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_getrs(handle, TRANS, N, NRHS, array_d_A, IA, JA, descrA, array_d_IPIV, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("array_d_A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("array_d_IPIV", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("array_d_B", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("array_d_work", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("info", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 static void test_cubind_cusolverMg_potrf_buffer_size(void **cubind_state)
@@ -594,6 +774,22 @@ static void test_cubind_cusolverMg_potrf_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrf_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *array_d_A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        array_d_A = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int64_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_potrf_buffer_size(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("array_d_A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -640,6 +836,26 @@ static void test_cubind_cusolverMg_potrf(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrf", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *array_d_A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *array_d_work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *h_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        array_d_A = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        array_d_work = (void **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        h_info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_potrf(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("array_d_A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("array_d_work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("h_info", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -692,6 +908,26 @@ static void test_cubind_cusolverMg_potrs_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrs_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *array_d_A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *array_d_B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        array_d_A = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        array_d_B = (void **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        lwork = (int64_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_potrs_buffer_size(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("array_d_A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("array_d_B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("lwork", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -749,6 +985,30 @@ static void test_cubind_cusolverMg_potrs(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotrs", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *array_d_A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *array_d_B];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *array_d_work];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *h_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        array_d_A = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        array_d_B = (void **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        array_d_work = (void **)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        h_info = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_potrs(handle, uplo, n, nrhs, array_d_A, IA, JA, descrA, array_d_B, IB, JB, descrB, computeType, array_d_work, lwork, h_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("array_d_A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("array_d_B", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("array_d_work", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("h_info", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusolverMg_potri_buffer_size(void **cubind_state)
@@ -790,6 +1050,22 @@ static void test_cubind_cusolverMg_potri_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotri_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *array_d_A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *lwork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        array_d_A = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        lwork = (int64_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_potri_buffer_size(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, lwork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("array_d_A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("lwork", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -836,6 +1112,26 @@ static void test_cubind_cusolverMg_potri(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSOLVERMG, "cusolverMgPotri", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *array_d_A];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *array_d_work];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *h_info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        array_d_A = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        array_d_work = (void **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        h_info = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusolverMg_potri(handle, uplo, N, array_d_A, IA, JA, descrA, computeType, array_d_work, lwork, h_info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("array_d_A", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("array_d_work", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("h_info", cubind_output_2, sizeof cubind_output_2);
     }
 }
 

@@ -69,6 +69,18 @@ static void test_cubind_cusparse_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreate", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (cusparseHandle_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create(handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_destroy(void **cubind_state)
@@ -122,6 +134,18 @@ static void test_cubind_cusparse_get_version(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseGetVersion", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *version];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        version = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_get_version(handle, version);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("version", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -259,6 +283,18 @@ static void test_cubind_cusparse_get_stream(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseGetStream", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *streamId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        streamId = (cudaStream_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_get_stream(handle, streamId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("streamId", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_get_pointer_mode(void **cubind_state)
@@ -286,6 +322,18 @@ static void test_cubind_cusparse_get_pointer_mode(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseGetPointerMode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (cusparsePointerMode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_get_pointer_mode(handle, mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -366,6 +414,18 @@ static void test_cubind_cusparse_logger_set_file(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseLoggerSetFile", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *file];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        file = (FILE *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_logger_set_file(file);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("file", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -494,6 +554,18 @@ static void test_cubind_cusparse_create_mat_descr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateMatDescr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *descrA];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        descrA = (cusparseMatDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_mat_descr(descrA);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("descrA", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -763,6 +835,18 @@ static void test_cubind_cusparse_create_csric02_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateCsric02Info", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (csric02Info_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_csric02_info(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_destroy_csric02_info(void **cubind_state)
@@ -814,6 +898,18 @@ static void test_cubind_cusparse_create_bsric02_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateBsric02Info", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (bsric02Info_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_bsric02_info(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -867,6 +963,18 @@ static void test_cubind_cusparse_create_csrilu02_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateCsrilu02Info", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (csrilu02Info_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_csrilu02_info(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_destroy_csrilu02_info(void **cubind_state)
@@ -918,6 +1026,18 @@ static void test_cubind_cusparse_create_bsrilu02_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateBsrilu02Info", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (bsrilu02Info_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_bsrilu02_info(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -971,6 +1091,18 @@ static void test_cubind_cusparse_create_bsrsv2_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateBsrsv2Info", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (bsrsv2Info_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_bsrsv2_info(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_destroy_bsrsv2_info(void **cubind_state)
@@ -1022,6 +1154,18 @@ static void test_cubind_cusparse_create_bsrsm2_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateBsrsm2Info", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (bsrsm2Info_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_bsrsm2_info(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1075,6 +1219,18 @@ static void test_cubind_cusparse_create_csru2csr_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateCsru2csrInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (csru2csrInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_csru2csr_info(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_destroy_csru2csr_info(void **cubind_state)
@@ -1127,6 +1283,18 @@ static void test_cubind_cusparse_create_color_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateColorInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (cusparseColorInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_color_info(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_destroy_color_info(void **cubind_state)
@@ -1178,6 +1346,18 @@ static void test_cubind_cusparse_create_prune_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreatePruneInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (pruneInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_prune_info(info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1257,6 +1437,18 @@ static void test_cubind_cusparse_sgemvi(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgemvi", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sgemvi_buffer_size(void **cubind_state)
@@ -1292,6 +1484,18 @@ static void test_cubind_cusparse_sgemvi_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgemvi_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgemvi_buffer_size(handle, transA, m, n, nnz, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1345,6 +1549,18 @@ static void test_cubind_cusparse_dgemvi(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgemvi", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dgemvi_buffer_size(void **cubind_state)
@@ -1380,6 +1596,18 @@ static void test_cubind_cusparse_dgemvi_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgemvi_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgemvi_buffer_size(handle, transA, m, n, nnz, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1433,6 +1661,18 @@ static void test_cubind_cusparse_cgemvi(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgemvi", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_cgemvi_buffer_size(void **cubind_state)
@@ -1468,6 +1708,18 @@ static void test_cubind_cusparse_cgemvi_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgemvi_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgemvi_buffer_size(handle, transA, m, n, nnz, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1521,6 +1773,18 @@ static void test_cubind_cusparse_zgemvi(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgemvi", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgemvi(handle, transA, m, n, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zgemvi_buffer_size(void **cubind_state)
@@ -1556,6 +1820,18 @@ static void test_cubind_cusparse_zgemvi_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgemvi_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgemvi_buffer_size(handle, transA, m, n, nnz, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1611,6 +1887,18 @@ static void test_cubind_cusparse_sbsrmv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrmv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dbsrmv(void **cubind_state)
@@ -1664,6 +1952,18 @@ static void test_cubind_cusparse_dbsrmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1719,6 +2019,18 @@ static void test_cubind_cusparse_cbsrmv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrmv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zbsrmv(void **cubind_state)
@@ -1772,6 +2084,18 @@ static void test_cubind_cusparse_zbsrmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrmv", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1833,6 +2157,18 @@ static void test_cubind_cusparse_sbsrxmv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrxmv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dbsrxmv(void **cubind_state)
@@ -1892,6 +2228,18 @@ static void test_cubind_cusparse_dbsrxmv(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrxmv", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1953,6 +2301,18 @@ static void test_cubind_cusparse_cbsrxmv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrxmv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zbsrxmv(void **cubind_state)
@@ -2013,6 +2373,18 @@ static void test_cubind_cusparse_zbsrxmv(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrxmv", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *y];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        y = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("y", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_xbsrsv2_zero_pivot(void **cubind_state)
@@ -2042,6 +2414,18 @@ static void test_cubind_cusparse_xbsrsv2_zero_pivot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXbsrsv2_zeroPivot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xbsrsv2_zero_pivot(handle, info, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2091,6 +2475,22 @@ static void test_cubind_cusparse_sbsrsv2_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrsv2_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsrsv2_buffer_size(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dbsrsv2_buffer_size(void **cubind_state)
@@ -2138,6 +2538,22 @@ static void test_cubind_cusparse_dbsrsv2_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrsv2_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsrsv2_buffer_size(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -2187,6 +2603,22 @@ static void test_cubind_cusparse_cbsrsv2_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrsv2_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsrsv2_buffer_size(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_zbsrsv2_buffer_size(void **cubind_state)
@@ -2234,6 +2666,22 @@ static void test_cubind_cusparse_zbsrsv2_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrsv2_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsrsv2_buffer_size(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -2283,6 +2731,22 @@ static void test_cubind_cusparse_sbsrsv2_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrsv2_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsrsv2_buffer_size_ext(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dbsrsv2_buffer_size_ext(void **cubind_state)
@@ -2330,6 +2794,22 @@ static void test_cubind_cusparse_dbsrsv2_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrsv2_bufferSizeExt", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsrsv2_buffer_size_ext(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -2379,6 +2859,22 @@ static void test_cubind_cusparse_cbsrsv2_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrsv2_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsrsv2_buffer_size_ext(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_zbsrsv2_buffer_size_ext(void **cubind_state)
@@ -2426,6 +2922,22 @@ static void test_cubind_cusparse_zbsrsv2_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrsv2_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsrsv2_buffer_size_ext(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -2683,6 +3195,18 @@ static void test_cubind_cusparse_sbsrsv2_solve(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrsv2_solve", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dbsrsv2_solve(void **cubind_state)
@@ -2738,6 +3262,18 @@ static void test_cubind_cusparse_dbsrsv2_solve(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrsv2_solve", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2795,6 +3331,18 @@ static void test_cubind_cusparse_cbsrsv2_solve(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrsv2_solve", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zbsrsv2_solve(void **cubind_state)
@@ -2850,6 +3398,18 @@ static void test_cubind_cusparse_zbsrsv2_solve(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrsv2_solve", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2913,6 +3473,18 @@ static void test_cubind_cusparse_sbsrmm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrmm", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dbsrmm(void **cubind_state)
@@ -2974,6 +3546,18 @@ static void test_cubind_cusparse_dbsrmm(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrmm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3037,6 +3621,18 @@ static void test_cubind_cusparse_cbsrmm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrmm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zbsrmm(void **cubind_state)
@@ -3099,6 +3695,18 @@ static void test_cubind_cusparse_zbsrmm(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrmm", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *C];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        C = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsrmm(handle, dirA, transA, transB, mb, n, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("C", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_xbsrsm2_zero_pivot(void **cubind_state)
@@ -3128,6 +3736,18 @@ static void test_cubind_cusparse_xbsrsm2_zero_pivot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXbsrsm2_zeroPivot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xbsrsm2_zero_pivot(handle, info, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3181,6 +3801,22 @@ static void test_cubind_cusparse_sbsrsm2_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrsm2_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsrsm2_buffer_size(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dbsrsm2_buffer_size(void **cubind_state)
@@ -3232,6 +3868,22 @@ static void test_cubind_cusparse_dbsrsm2_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrsm2_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsrsm2_buffer_size(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -3285,6 +3937,22 @@ static void test_cubind_cusparse_cbsrsm2_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrsm2_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsrsm2_buffer_size(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_zbsrsm2_buffer_size(void **cubind_state)
@@ -3336,6 +4004,22 @@ static void test_cubind_cusparse_zbsrsm2_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrsm2_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsrsm2_buffer_size(handle, dirA, transA, transXY, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -3389,6 +4073,22 @@ static void test_cubind_cusparse_sbsrsm2_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrsm2_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsrsm2_buffer_size_ext(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dbsrsm2_buffer_size_ext(void **cubind_state)
@@ -3440,6 +4140,22 @@ static void test_cubind_cusparse_dbsrsm2_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrsm2_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsrsm2_buffer_size_ext(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -3493,6 +4209,22 @@ static void test_cubind_cusparse_cbsrsm2_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrsm2_bufferSizeExt", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsrsm2_buffer_size_ext(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_zbsrsm2_buffer_size_ext(void **cubind_state)
@@ -3544,6 +4276,22 @@ static void test_cubind_cusparse_zbsrsm2_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrsm2_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsrsm2_buffer_size_ext(handle, dirA, transA, transB, mb, n, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -3825,6 +4573,18 @@ static void test_cubind_cusparse_sbsrsm2_solve(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrsm2_solve", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *X];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        X = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("X", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dbsrsm2_solve(void **cubind_state)
@@ -3888,6 +4648,18 @@ static void test_cubind_cusparse_dbsrsm2_solve(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrsm2_solve", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *X];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        X = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("X", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3953,6 +4725,18 @@ static void test_cubind_cusparse_cbsrsm2_solve(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrsm2_solve", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *X];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        X = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("X", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zbsrsm2_solve(void **cubind_state)
@@ -4017,6 +4801,18 @@ static void test_cubind_cusparse_zbsrsm2_solve(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrsm2_solve", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *X];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        X = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsrsm2_solve(handle, dirA, transA, transXY, mb, n, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("X", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_scsrilu02_numeric_boost(void **cubind_state)
@@ -4050,6 +4846,22 @@ static void test_cubind_cusparse_scsrilu02_numeric_boost(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsrilu02_numericBoost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *tol];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *boost_val];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        tol = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        boost_val = (float *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("tol", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("boost_val", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -4085,6 +4897,22 @@ static void test_cubind_cusparse_dcsrilu02_numeric_boost(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsrilu02_numericBoost", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *tol];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *boost_val];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        tol = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        boost_val = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("tol", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("boost_val", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_ccsrilu02_numeric_boost(void **cubind_state)
@@ -4118,6 +4946,22 @@ static void test_cubind_cusparse_ccsrilu02_numeric_boost(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsrilu02_numericBoost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *tol];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *boost_val];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        tol = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        boost_val = (cuComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("tol", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("boost_val", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -4153,6 +4997,22 @@ static void test_cubind_cusparse_zcsrilu02_numeric_boost(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsrilu02_numericBoost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *tol];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *boost_val];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        tol = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        boost_val = (cuDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("tol", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("boost_val", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_xcsrilu02_zero_pivot(void **cubind_state)
@@ -4182,6 +5042,18 @@ static void test_cubind_cusparse_xcsrilu02_zero_pivot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsrilu02_zeroPivot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xcsrilu02_zero_pivot(handle, info, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4225,6 +5097,22 @@ static void test_cubind_cusparse_scsrilu02_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsrilu02_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsrilu02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dcsrilu02_buffer_size(void **cubind_state)
@@ -4266,6 +5154,22 @@ static void test_cubind_cusparse_dcsrilu02_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsrilu02_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsrilu02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -4309,6 +5213,22 @@ static void test_cubind_cusparse_ccsrilu02_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsrilu02_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsrilu02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_zcsrilu02_buffer_size(void **cubind_state)
@@ -4350,6 +5270,22 @@ static void test_cubind_cusparse_zcsrilu02_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsrilu02_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsrilu02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -4393,6 +5329,22 @@ static void test_cubind_cusparse_scsrilu02_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsrilu02_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedVal = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsrilu02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dcsrilu02_buffer_size_ext(void **cubind_state)
@@ -4434,6 +5386,22 @@ static void test_cubind_cusparse_dcsrilu02_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsrilu02_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedVal = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsrilu02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -4477,6 +5445,22 @@ static void test_cubind_cusparse_ccsrilu02_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsrilu02_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedVal = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsrilu02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_zcsrilu02_buffer_size_ext(void **cubind_state)
@@ -4518,6 +5502,22 @@ static void test_cubind_cusparse_zcsrilu02_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsrilu02_bufferSizeExt", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedVal = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsrilu02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -4739,6 +5739,18 @@ static void test_cubind_cusparse_scsrilu02(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsrilu02", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA_valM];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA_valM = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA_valM", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dcsrilu02(void **cubind_state)
@@ -4782,6 +5794,18 @@ static void test_cubind_cusparse_dcsrilu02(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsrilu02", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA_valM];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA_valM = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA_valM", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4827,6 +5851,18 @@ static void test_cubind_cusparse_ccsrilu02(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsrilu02", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA_valM];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA_valM = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA_valM", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zcsrilu02(void **cubind_state)
@@ -4871,6 +5907,18 @@ static void test_cubind_cusparse_zcsrilu02(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsrilu02", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA_valM];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA_valM = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsrilu02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA_valM", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sbsrilu02_numeric_boost(void **cubind_state)
@@ -4904,6 +5952,22 @@ static void test_cubind_cusparse_sbsrilu02_numeric_boost(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrilu02_numericBoost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *tol];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *boost_val];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        tol = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        boost_val = (float *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("tol", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("boost_val", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -4939,6 +6003,22 @@ static void test_cubind_cusparse_dbsrilu02_numeric_boost(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrilu02_numericBoost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *tol];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *boost_val];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        tol = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        boost_val = (double *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("tol", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("boost_val", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_cbsrilu02_numeric_boost(void **cubind_state)
@@ -4972,6 +6052,22 @@ static void test_cubind_cusparse_cbsrilu02_numeric_boost(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrilu02_numericBoost", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *tol];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *boost_val];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        tol = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        boost_val = (cuComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("tol", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("boost_val", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -5007,6 +6103,22 @@ static void test_cubind_cusparse_zbsrilu02_numeric_boost(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrilu02_numericBoost", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *tol];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *boost_val];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        tol = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        boost_val = (cuDoubleComplex *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsrilu02_numeric_boost(handle, info, enable_boost, tol, boost_val);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("tol", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("boost_val", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_xbsrilu02_zero_pivot(void **cubind_state)
@@ -5036,6 +6148,18 @@ static void test_cubind_cusparse_xbsrilu02_zero_pivot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXbsrilu02_zeroPivot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xbsrilu02_zero_pivot(handle, info, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5083,6 +6207,22 @@ static void test_cubind_cusparse_sbsrilu02_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrilu02_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsrilu02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dbsrilu02_buffer_size(void **cubind_state)
@@ -5128,6 +6268,22 @@ static void test_cubind_cusparse_dbsrilu02_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrilu02_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsrilu02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -5175,6 +6331,22 @@ static void test_cubind_cusparse_cbsrilu02_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrilu02_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsrilu02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_zbsrilu02_buffer_size(void **cubind_state)
@@ -5220,6 +6392,22 @@ static void test_cubind_cusparse_zbsrilu02_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrilu02_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsrilu02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -5267,6 +6455,22 @@ static void test_cubind_cusparse_sbsrilu02_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrilu02_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsrilu02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dbsrilu02_buffer_size_ext(void **cubind_state)
@@ -5312,6 +6516,22 @@ static void test_cubind_cusparse_dbsrilu02_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrilu02_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsrilu02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -5359,6 +6579,22 @@ static void test_cubind_cusparse_cbsrilu02_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrilu02_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsrilu02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_zbsrilu02_buffer_size_ext(void **cubind_state)
@@ -5404,6 +6640,22 @@ static void test_cubind_cusparse_zbsrilu02_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrilu02_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsrilu02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -5453,6 +6705,18 @@ static void test_cubind_cusparse_sbsrilu02_analysis(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrilu02_analysis", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dbsrilu02_analysis(void **cubind_state)
@@ -5500,6 +6764,18 @@ static void test_cubind_cusparse_dbsrilu02_analysis(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrilu02_analysis", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5549,6 +6825,18 @@ static void test_cubind_cusparse_cbsrilu02_analysis(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrilu02_analysis", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zbsrilu02_analysis(void **cubind_state)
@@ -5596,6 +6884,18 @@ static void test_cubind_cusparse_zbsrilu02_analysis(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrilu02_analysis", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsrilu02_analysis(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5645,6 +6945,18 @@ static void test_cubind_cusparse_sbsrilu02(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsrilu02", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dbsrilu02(void **cubind_state)
@@ -5692,6 +7004,18 @@ static void test_cubind_cusparse_dbsrilu02(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsrilu02", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5741,6 +7065,18 @@ static void test_cubind_cusparse_cbsrilu02(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsrilu02", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zbsrilu02(void **cubind_state)
@@ -5789,6 +7125,18 @@ static void test_cubind_cusparse_zbsrilu02(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsrilu02", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsrilu02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_xcsric02_zero_pivot(void **cubind_state)
@@ -5818,6 +7166,18 @@ static void test_cubind_cusparse_xcsric02_zero_pivot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsric02_zeroPivot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xcsric02_zero_pivot(handle, info, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5861,6 +7221,22 @@ static void test_cubind_cusparse_scsric02_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsric02_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsric02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dcsric02_buffer_size(void **cubind_state)
@@ -5902,6 +7278,22 @@ static void test_cubind_cusparse_dcsric02_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsric02_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsric02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -5945,6 +7337,22 @@ static void test_cubind_cusparse_ccsric02_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsric02_bufferSize", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsric02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_zcsric02_buffer_size(void **cubind_state)
@@ -5986,6 +7394,22 @@ static void test_cubind_cusparse_zcsric02_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsric02_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsric02_buffer_size(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6029,6 +7453,22 @@ static void test_cubind_cusparse_scsric02_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsric02_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedVal = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsric02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dcsric02_buffer_size_ext(void **cubind_state)
@@ -6070,6 +7510,22 @@ static void test_cubind_cusparse_dcsric02_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsric02_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedVal = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsric02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6113,6 +7569,22 @@ static void test_cubind_cusparse_ccsric02_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsric02_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedVal = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsric02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_zcsric02_buffer_size_ext(void **cubind_state)
@@ -6154,6 +7626,22 @@ static void test_cubind_cusparse_zcsric02_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsric02_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedVal = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsric02_buffer_size_ext(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6375,6 +7863,18 @@ static void test_cubind_cusparse_scsric02(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsric02", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA_valM];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA_valM = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA_valM", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dcsric02(void **cubind_state)
@@ -6418,6 +7918,18 @@ static void test_cubind_cusparse_dcsric02(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsric02", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA_valM];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA_valM = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA_valM", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6463,6 +7975,18 @@ static void test_cubind_cusparse_ccsric02(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsric02", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA_valM];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA_valM = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA_valM", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zcsric02(void **cubind_state)
@@ -6507,6 +8031,18 @@ static void test_cubind_cusparse_zcsric02(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsric02", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValA_valM];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValA_valM = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsric02(handle, m, nnz, descrA, csrSortedValA_valM, csrSortedRowPtrA, csrSortedColIndA, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValA_valM", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_xbsric02_zero_pivot(void **cubind_state)
@@ -6536,6 +8072,18 @@ static void test_cubind_cusparse_xbsric02_zero_pivot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXbsric02_zeroPivot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *position];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        position = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xbsric02_zero_pivot(handle, info, position);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("position", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6583,6 +8131,22 @@ static void test_cubind_cusparse_sbsric02_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsric02_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsric02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dbsric02_buffer_size(void **cubind_state)
@@ -6628,6 +8192,22 @@ static void test_cubind_cusparse_dbsric02_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsric02_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsric02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6675,6 +8255,22 @@ static void test_cubind_cusparse_cbsric02_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsric02_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsric02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_zbsric02_buffer_size(void **cubind_state)
@@ -6720,6 +8316,22 @@ static void test_cubind_cusparse_zbsric02_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsric02_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsric02_buffer_size(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6767,6 +8379,22 @@ static void test_cubind_cusparse_sbsric02_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsric02_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsric02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dbsric02_buffer_size_ext(void **cubind_state)
@@ -6812,6 +8440,22 @@ static void test_cubind_cusparse_dbsric02_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsric02_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsric02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6859,6 +8503,22 @@ static void test_cubind_cusparse_cbsric02_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsric02_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsric02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_zbsric02_buffer_size_ext(void **cubind_state)
@@ -6904,6 +8564,22 @@ static void test_cubind_cusparse_zbsric02_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsric02_bufferSizeExt", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pBufferSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsric02_buffer_size_ext(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pBufferSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -7145,6 +8821,18 @@ static void test_cubind_cusparse_sbsric02(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsric02", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dbsric02(void **cubind_state)
@@ -7192,6 +8880,18 @@ static void test_cubind_cusparse_dbsric02(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsric02", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7241,6 +8941,18 @@ static void test_cubind_cusparse_cbsric02(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsric02", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zbsric02(void **cubind_state)
@@ -7289,6 +9001,18 @@ static void test_cubind_cusparse_zbsric02(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsric02", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedVal];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedVal = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsric02(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info, policy, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedVal", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sgtsv2_buffer_size_ext(void **cubind_state)
@@ -7330,6 +9054,18 @@ static void test_cubind_cusparse_sgtsv2_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsv2_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgtsv2_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7373,6 +9109,18 @@ static void test_cubind_cusparse_dgtsv2_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsv2_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgtsv2_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_cgtsv2_buffer_size_ext(void **cubind_state)
@@ -7414,6 +9162,18 @@ static void test_cubind_cusparse_cgtsv2_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsv2_bufferSizeExt", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgtsv2_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7457,6 +9217,18 @@ static void test_cubind_cusparse_zgtsv2_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsv2_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgtsv2_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sgtsv2(void **cubind_state)
@@ -7498,6 +9270,18 @@ static void test_cubind_cusparse_sgtsv2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsv2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7541,6 +9325,18 @@ static void test_cubind_cusparse_dgtsv2(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsv2", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_cgtsv2(void **cubind_state)
@@ -7582,6 +9378,18 @@ static void test_cubind_cusparse_cgtsv2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsv2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7625,6 +9433,18 @@ static void test_cubind_cusparse_zgtsv2(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsv2", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgtsv2(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sgtsv2_nopivot_buffer_size_ext(void **cubind_state)
@@ -7666,6 +9486,18 @@ static void test_cubind_cusparse_sgtsv2_nopivot_buffer_size_ext(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsv2_nopivot_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgtsv2_nopivot_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7709,6 +9541,18 @@ static void test_cubind_cusparse_dgtsv2_nopivot_buffer_size_ext(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsv2_nopivot_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgtsv2_nopivot_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_cgtsv2_nopivot_buffer_size_ext(void **cubind_state)
@@ -7750,6 +9594,18 @@ static void test_cubind_cusparse_cgtsv2_nopivot_buffer_size_ext(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsv2_nopivot_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgtsv2_nopivot_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7793,6 +9649,18 @@ static void test_cubind_cusparse_zgtsv2_nopivot_buffer_size_ext(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsv2_nopivot_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgtsv2_nopivot_buffer_size_ext(handle, m, n, dl, d, du, B, ldb, bufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sgtsv2_nopivot(void **cubind_state)
@@ -7834,6 +9702,18 @@ static void test_cubind_cusparse_sgtsv2_nopivot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsv2_nopivot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7877,6 +9757,18 @@ static void test_cubind_cusparse_dgtsv2_nopivot(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsv2_nopivot", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_cgtsv2_nopivot(void **cubind_state)
@@ -7918,6 +9810,18 @@ static void test_cubind_cusparse_cgtsv2_nopivot(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsv2_nopivot", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7961,6 +9865,18 @@ static void test_cubind_cusparse_zgtsv2_nopivot(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsv2_nopivot", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *B];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        B = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgtsv2_nopivot(handle, m, n, dl, d, du, B, ldb, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("B", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sgtsv2strided_batch_buffer_size_ext(void **cubind_state)
@@ -8002,6 +9918,18 @@ static void test_cubind_cusparse_sgtsv2strided_batch_buffer_size_ext(void **cubi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsv2StridedBatch_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgtsv2strided_batch_buffer_size_ext(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8045,6 +9973,18 @@ static void test_cubind_cusparse_dgtsv2strided_batch_buffer_size_ext(void **cubi
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsv2StridedBatch_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgtsv2strided_batch_buffer_size_ext(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_cgtsv2strided_batch_buffer_size_ext(void **cubind_state)
@@ -8086,6 +10026,18 @@ static void test_cubind_cusparse_cgtsv2strided_batch_buffer_size_ext(void **cubi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsv2StridedBatch_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgtsv2strided_batch_buffer_size_ext(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8129,6 +10081,18 @@ static void test_cubind_cusparse_zgtsv2strided_batch_buffer_size_ext(void **cubi
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsv2StridedBatch_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgtsv2strided_batch_buffer_size_ext(handle, m, dl, d, du, x, batchCount, batchStride, bufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sgtsv2strided_batch(void **cubind_state)
@@ -8170,6 +10134,18 @@ static void test_cubind_cusparse_sgtsv2strided_batch(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsv2StridedBatch", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgtsv2strided_batch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8213,6 +10189,18 @@ static void test_cubind_cusparse_dgtsv2strided_batch(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsv2StridedBatch", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (double *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgtsv2strided_batch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_cgtsv2strided_batch(void **cubind_state)
@@ -8254,6 +10242,18 @@ static void test_cubind_cusparse_cgtsv2strided_batch(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsv2StridedBatch", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgtsv2strided_batch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8297,6 +10297,18 @@ static void test_cubind_cusparse_zgtsv2strided_batch(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsv2StridedBatch", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        x = (cuDoubleComplex *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgtsv2strided_batch(handle, m, dl, d, du, x, batchCount, batchStride, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("x", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sgtsv_interleaved_batch_buffer_size_ext(void **cubind_state)
@@ -8338,6 +10350,18 @@ static void test_cubind_cusparse_sgtsv_interleaved_batch_buffer_size_ext(void **
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgtsv_interleaved_batch_buffer_size_ext(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8381,6 +10405,18 @@ static void test_cubind_cusparse_dgtsv_interleaved_batch_buffer_size_ext(void **
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgtsv_interleaved_batch_buffer_size_ext(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_cgtsv_interleaved_batch_buffer_size_ext(void **cubind_state)
@@ -8422,6 +10458,18 @@ static void test_cubind_cusparse_cgtsv_interleaved_batch_buffer_size_ext(void **
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgtsv_interleaved_batch_buffer_size_ext(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8465,6 +10513,18 @@ static void test_cubind_cusparse_zgtsv_interleaved_batch_buffer_size_ext(void **
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgtsv_interleaved_batch_buffer_size_ext(handle, algo, m, dl, d, du, x, batchCount, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sgtsv_interleaved_batch(void **cubind_state)
@@ -8506,6 +10566,30 @@ static void test_cubind_cusparse_sgtsv_interleaved_batch(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgtsvInterleavedBatch", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dl];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *du];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dl = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        du = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        x = (float *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgtsv_interleaved_batch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dl", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("du", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("x", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -8549,6 +10633,30 @@ static void test_cubind_cusparse_dgtsv_interleaved_batch(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgtsvInterleavedBatch", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dl];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *du];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dl = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        du = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        x = (double *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgtsv_interleaved_batch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dl", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("du", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("x", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusparse_cgtsv_interleaved_batch(void **cubind_state)
@@ -8591,6 +10699,30 @@ static void test_cubind_cusparse_cgtsv_interleaved_batch(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgtsvInterleavedBatch", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dl];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *du];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dl = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        du = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        x = (cuComplex *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgtsv_interleaved_batch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dl", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("du", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("x", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_cusparse_zgtsv_interleaved_batch(void **cubind_state)
@@ -8632,6 +10764,30 @@ static void test_cubind_cusparse_zgtsv_interleaved_batch(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgtsvInterleavedBatch", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dl];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *d];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *du];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dl = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        d = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        du = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        x = (cuDoubleComplex *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgtsv_interleaved_batch(handle, algo, m, dl, d, du, x, batchCount, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dl", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("d", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("du", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("x", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -8679,6 +10835,18 @@ static void test_cubind_cusparse_sgpsv_interleaved_batch_buffer_size_ext(void **
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgpsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgpsv_interleaved_batch_buffer_size_ext(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dgpsv_interleaved_batch_buffer_size_ext(void **cubind_state)
@@ -8724,6 +10892,18 @@ static void test_cubind_cusparse_dgpsv_interleaved_batch_buffer_size_ext(void **
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgpsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgpsv_interleaved_batch_buffer_size_ext(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8771,6 +10951,18 @@ static void test_cubind_cusparse_cgpsv_interleaved_batch_buffer_size_ext(void **
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgpsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgpsv_interleaved_batch_buffer_size_ext(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zgpsv_interleaved_batch_buffer_size_ext(void **cubind_state)
@@ -8816,6 +11008,18 @@ static void test_cubind_cusparse_zgpsv_interleaved_batch_buffer_size_ext(void **
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgpsvInterleavedBatch_bufferSizeExt", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgpsv_interleaved_batch_buffer_size_ext(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8863,6 +11067,38 @@ static void test_cubind_cusparse_sgpsv_interleaved_batch(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgpsvInterleavedBatch", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ds];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dl];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *d];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *du];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *dw];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ds = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dl = (float *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        d = (float *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        du = (float *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        dw = (float *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        x = (float *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgpsv_interleaved_batch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ds", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dl", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("d", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("du", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("dw", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("x", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusparse_dgpsv_interleaved_batch(void **cubind_state)
@@ -8908,6 +11144,38 @@ static void test_cubind_cusparse_dgpsv_interleaved_batch(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgpsvInterleavedBatch", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ds];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dl];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *d];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *du];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *dw];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ds = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dl = (double *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        d = (double *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        du = (double *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        dw = (double *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        x = (double *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgpsv_interleaved_batch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ds", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dl", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("d", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("du", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("dw", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("x", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -8955,6 +11223,38 @@ static void test_cubind_cusparse_cgpsv_interleaved_batch(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgpsvInterleavedBatch", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ds];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dl];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *d];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *du];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *dw];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ds = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dl = (cuComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        d = (cuComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        du = (cuComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        dw = (cuComplex *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        x = (cuComplex *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgpsv_interleaved_batch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ds", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dl", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("d", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("du", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("dw", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("x", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusparse_zgpsv_interleaved_batch(void **cubind_state)
@@ -9000,6 +11300,38 @@ static void test_cubind_cusparse_zgpsv_interleaved_batch(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgpsvInterleavedBatch", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ds];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dl];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *d];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *du];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *dw];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *x];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ds = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dl = (cuDoubleComplex *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        d = (cuDoubleComplex *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        du = (cuDoubleComplex *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        dw = (cuDoubleComplex *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        x = (cuDoubleComplex *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgpsv_interleaved_batch(handle, algo, m, ds, dl, d, du, dw, x, batchCount, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ds", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dl", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("d", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("du", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("dw", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("x", cubind_output_5, sizeof cubind_output_5);
     }
 }
 
@@ -9065,6 +11397,18 @@ static void test_cubind_cusparse_scsrgeam2_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsrgeam2_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsrgeam2_buffer_size_ext(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dcsrgeam2_buffer_size_ext(void **cubind_state)
@@ -9128,6 +11472,18 @@ static void test_cubind_cusparse_dcsrgeam2_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsrgeam2_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsrgeam2_buffer_size_ext(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9193,6 +11549,18 @@ static void test_cubind_cusparse_ccsrgeam2_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsrgeam2_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsrgeam2_buffer_size_ext(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zcsrgeam2_buffer_size_ext(void **cubind_state)
@@ -9257,6 +11625,18 @@ static void test_cubind_cusparse_zcsrgeam2_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsrgeam2_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsrgeam2_buffer_size_ext(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_xcsrgeam2nnz(void **cubind_state)
@@ -9310,6 +11690,22 @@ static void test_cubind_cusparse_xcsrgeam2nnz(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsrgeam2Nnz", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xcsrgeam2nnz(handle, m, n, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, workspace);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -9375,6 +11771,26 @@ static void test_cubind_cusparse_scsrgeam2(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsrgeam2", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_dcsrgeam2(void **cubind_state)
@@ -9438,6 +11854,26 @@ static void test_cubind_cusparse_dcsrgeam2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsrgeam2", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -9503,6 +11939,26 @@ static void test_cubind_cusparse_ccsrgeam2(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsrgeam2", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_zcsrgeam2(void **cubind_state)
@@ -9567,6 +12023,26 @@ static void test_cubind_cusparse_zcsrgeam2(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsrgeam2", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsrgeam2(handle, m, n, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_scsrcolor(void **cubind_state)
@@ -9614,6 +12090,26 @@ static void test_cubind_cusparse_scsrcolor(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsrcolor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ncolors];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *coloring];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *reordering];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ncolors = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        coloring = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        reordering = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ncolors", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("coloring", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("reordering", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -9663,6 +12159,26 @@ static void test_cubind_cusparse_dcsrcolor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsrcolor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ncolors];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *coloring];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *reordering];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ncolors = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        coloring = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        reordering = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ncolors", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("coloring", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("reordering", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_ccsrcolor(void **cubind_state)
@@ -9710,6 +12226,26 @@ static void test_cubind_cusparse_ccsrcolor(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsrcolor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ncolors];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *coloring];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *reordering];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ncolors = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        coloring = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        reordering = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ncolors", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("coloring", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("reordering", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -9759,6 +12295,26 @@ static void test_cubind_cusparse_zcsrcolor(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsrcolor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ncolors];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *coloring];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *reordering];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ncolors = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        coloring = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        reordering = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ncolors", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("coloring", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("reordering", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_snnz(void **cubind_state)
@@ -9800,6 +12356,22 @@ static void test_cubind_cusparse_snnz(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSnnz", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nnzPerRowCol];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nnzPerRowCol = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_snnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nnzPerRowCol", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -9843,6 +12415,22 @@ static void test_cubind_cusparse_dnnz(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnnz", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nnzPerRowCol];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nnzPerRowCol = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nnzPerRowCol", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_cnnz(void **cubind_state)
@@ -9884,6 +12472,22 @@ static void test_cubind_cusparse_cnnz(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCnnz", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nnzPerRowCol];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nnzPerRowCol = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cnnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nnzPerRowCol", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -9927,6 +12531,22 @@ static void test_cubind_cusparse_znnz(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZnnz", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nnzPerRowCol];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nnzPerRowCol = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_znnz(handle, dirA, m, n, descrA, A, lda, nnzPerRowCol, nnzTotalDevHostPtr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nnzPerRowCol", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_snnz_compress(void **cubind_state)
@@ -9967,6 +12587,22 @@ static void test_cubind_cusparse_snnz_compress(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSnnz_compress", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nnzPerRow];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nnzPerRow = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzC = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_snnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nnzPerRow", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzC", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dnnz_compress(void **cubind_state)
@@ -10006,6 +12642,22 @@ static void test_cubind_cusparse_dnnz_compress(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnnz_compress", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nnzPerRow];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nnzPerRow = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzC = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nnzPerRow", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzC", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -10048,6 +12700,22 @@ static void test_cubind_cusparse_cnnz_compress(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCnnz_compress", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nnzPerRow];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nnzPerRow = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzC = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cnnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nnzPerRow", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzC", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_znnz_compress(void **cubind_state)
@@ -10088,6 +12756,22 @@ static void test_cubind_cusparse_znnz_compress(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZnnz_compress", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nnzPerRow];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nnzPerRow = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzC = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_znnz_compress(handle, m, descr, csrSortedValA, csrSortedRowPtrA, nnzPerRow, nnzC, tol);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nnzPerRow", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzC", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -10139,6 +12823,26 @@ static void test_cubind_cusparse_scsr2csr_compress(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsr2csr_compress", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedColIndC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedRowPtrC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedColIndC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_dcsr2csr_compress(void **cubind_state)
@@ -10188,6 +12892,26 @@ static void test_cubind_cusparse_dcsr2csr_compress(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsr2csr_compress", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedColIndC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedRowPtrC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedColIndC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -10240,6 +12964,26 @@ static void test_cubind_cusparse_ccsr2csr_compress(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsr2csr_compress", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedColIndC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedRowPtrC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedColIndC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_zcsr2csr_compress(void **cubind_state)
@@ -10291,6 +13035,26 @@ static void test_cubind_cusparse_zcsr2csr_compress(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsr2csr_compress", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedColIndC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedRowPtrC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedColIndC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsr2csr_compress(handle, m, n, descrA, csrSortedValA, csrSortedColIndA, csrSortedRowPtrA, nnzA, nnzPerRow, csrSortedValC, csrSortedColIndC, csrSortedRowPtrC, tol);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_xcoo2csr(void **cubind_state)
@@ -10327,6 +13091,18 @@ static void test_cubind_cusparse_xcoo2csr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcoo2csr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedRowPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedRowPtr = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xcoo2csr(handle, cooRowInd, nnz, m, csrSortedRowPtr, idxBase);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedRowPtr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_xcsr2coo(void **cubind_state)
@@ -10362,6 +13138,18 @@ static void test_cubind_cusparse_xcsr2coo(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsr2coo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *cooRowInd];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        cooRowInd = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xcsr2coo(handle, csrSortedRowPtr, nnz, m, cooRowInd, idxBase);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("cooRowInd", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10408,6 +13196,22 @@ static void test_cubind_cusparse_xcsr2bsr_nnz(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsr2bsrNnz", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xcsr2bsr_nnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedRowPtrC, nnzTotalDevHostPtr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -10459,6 +13263,26 @@ static void test_cubind_cusparse_scsr2bsr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsr2bsr", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bsrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bsrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValC = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bsrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bsrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bsrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bsrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_dcsr2bsr(void **cubind_state)
@@ -10508,6 +13332,26 @@ static void test_cubind_cusparse_dcsr2bsr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsr2bsr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bsrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bsrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValC = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bsrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bsrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bsrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bsrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -10559,6 +13403,26 @@ static void test_cubind_cusparse_ccsr2bsr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsr2bsr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bsrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bsrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValC = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bsrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bsrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bsrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bsrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_zcsr2bsr(void **cubind_state)
@@ -10608,6 +13472,26 @@ static void test_cubind_cusparse_zcsr2bsr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsr2bsr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bsrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bsrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValC = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bsrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bsrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsr2bsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, blockDim, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bsrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bsrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -10659,6 +13543,26 @@ static void test_cubind_cusparse_sbsr2csr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSbsr2csr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_dbsr2csr(void **cubind_state)
@@ -10708,6 +13612,26 @@ static void test_cubind_cusparse_dbsr2csr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDbsr2csr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -10759,6 +13683,26 @@ static void test_cubind_cusparse_cbsr2csr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCbsr2csr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_zbsr2csr(void **cubind_state)
@@ -10809,6 +13753,26 @@ static void test_cubind_cusparse_zbsr2csr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZbsr2csr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zbsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_sgebsr2gebsc_buffer_size(void **cubind_state)
@@ -10852,6 +13816,18 @@ static void test_cubind_cusparse_sgebsr2gebsc_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgebsr2gebsc_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgebsr2gebsc_buffer_size(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10897,6 +13873,18 @@ static void test_cubind_cusparse_dgebsr2gebsc_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgebsr2gebsc_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgebsr2gebsc_buffer_size(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_cgebsr2gebsc_buffer_size(void **cubind_state)
@@ -10940,6 +13928,18 @@ static void test_cubind_cusparse_cgebsr2gebsc_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgebsr2gebsc_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgebsr2gebsc_buffer_size(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10985,6 +13985,18 @@ static void test_cubind_cusparse_zgebsr2gebsc_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgebsr2gebsc_bufferSize", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgebsr2gebsc_buffer_size(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sgebsr2gebsc_buffer_size_ext(void **cubind_state)
@@ -11028,6 +14040,18 @@ static void test_cubind_cusparse_sgebsr2gebsc_buffer_size_ext(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgebsr2gebsc_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgebsr2gebsc_buffer_size_ext(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11073,6 +14097,18 @@ static void test_cubind_cusparse_dgebsr2gebsc_buffer_size_ext(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgebsr2gebsc_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgebsr2gebsc_buffer_size_ext(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_cgebsr2gebsc_buffer_size_ext(void **cubind_state)
@@ -11117,6 +14153,18 @@ static void test_cubind_cusparse_cgebsr2gebsc_buffer_size_ext(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgebsr2gebsc_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgebsr2gebsc_buffer_size_ext(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zgebsr2gebsc_buffer_size_ext(void **cubind_state)
@@ -11160,6 +14208,18 @@ static void test_cubind_cusparse_zgebsr2gebsc_buffer_size_ext(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgebsr2gebsc_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgebsr2gebsc_buffer_size_ext(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11215,6 +14275,26 @@ static void test_cubind_cusparse_sgebsr2gebsc(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgebsr2gebsc", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bscVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bscRowInd];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bscColPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bscVal = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bscRowInd = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bscColPtr = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bscVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bscRowInd", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bscColPtr", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_dgebsr2gebsc(void **cubind_state)
@@ -11268,6 +14348,26 @@ static void test_cubind_cusparse_dgebsr2gebsc(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgebsr2gebsc", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bscVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bscRowInd];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bscColPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bscVal = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bscRowInd = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bscColPtr = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bscVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bscRowInd", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bscColPtr", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -11323,6 +14423,26 @@ static void test_cubind_cusparse_cgebsr2gebsc(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgebsr2gebsc", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bscVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bscRowInd];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bscColPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bscVal = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bscRowInd = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bscColPtr = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bscVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bscRowInd", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bscColPtr", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_zgebsr2gebsc(void **cubind_state)
@@ -11377,6 +14497,26 @@ static void test_cubind_cusparse_zgebsr2gebsc(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgebsr2gebsc", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bscVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bscRowInd];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bscColPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bscVal = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bscRowInd = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bscColPtr = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgebsr2gebsc(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim, bscVal, bscRowInd, bscColPtr, copyValues, idxBase, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bscVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bscRowInd", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bscColPtr", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_xgebsr2csr(void **cubind_state)
@@ -11424,6 +14564,22 @@ static void test_cubind_cusparse_xgebsr2csr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXgebsr2csr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedColIndC = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC, csrSortedColIndC);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -11477,6 +14633,26 @@ static void test_cubind_cusparse_sgebsr2csr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgebsr2csr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_dgebsr2csr(void **cubind_state)
@@ -11528,6 +14704,26 @@ static void test_cubind_cusparse_dgebsr2csr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgebsr2csr", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -11581,6 +14777,26 @@ static void test_cubind_cusparse_cgebsr2csr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgebsr2csr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_zgebsr2csr(void **cubind_state)
@@ -11633,6 +14849,26 @@ static void test_cubind_cusparse_zgebsr2csr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgebsr2csr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        csrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgebsr2csr(handle, dirA, mb, nb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDim, colBlockDim, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_scsr2gebsr_buffer_size(void **cubind_state)
@@ -11678,6 +14914,18 @@ static void test_cubind_cusparse_scsr2gebsr_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsr2gebsr_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsr2gebsr_buffer_size(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11725,6 +14973,18 @@ static void test_cubind_cusparse_dcsr2gebsr_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsr2gebsr_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsr2gebsr_buffer_size(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_ccsr2gebsr_buffer_size(void **cubind_state)
@@ -11770,6 +15030,18 @@ static void test_cubind_cusparse_ccsr2gebsr_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsr2gebsr_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsr2gebsr_buffer_size(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11817,6 +15089,18 @@ static void test_cubind_cusparse_zcsr2gebsr_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsr2gebsr_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsr2gebsr_buffer_size(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_scsr2gebsr_buffer_size_ext(void **cubind_state)
@@ -11862,6 +15146,18 @@ static void test_cubind_cusparse_scsr2gebsr_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsr2gebsr_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsr2gebsr_buffer_size_ext(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11909,6 +15205,18 @@ static void test_cubind_cusparse_dcsr2gebsr_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsr2gebsr_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsr2gebsr_buffer_size_ext(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_ccsr2gebsr_buffer_size_ext(void **cubind_state)
@@ -11955,6 +15263,18 @@ static void test_cubind_cusparse_ccsr2gebsr_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsr2gebsr_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsr2gebsr_buffer_size_ext(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zcsr2gebsr_buffer_size_ext(void **cubind_state)
@@ -12000,6 +15320,18 @@ static void test_cubind_cusparse_zcsr2gebsr_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsr2gebsr_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsr2gebsr_buffer_size_ext(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12050,6 +15382,22 @@ static void test_cubind_cusparse_xcsr2gebsr_nnz(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsr2gebsrNnz", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xcsr2gebsr_nnz(handle, dirA, m, n, descrA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedRowPtrC, rowBlockDim, colBlockDim, nnzTotalDevHostPtr, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -12105,6 +15453,26 @@ static void test_cubind_cusparse_scsr2gebsr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsr2gebsr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bsrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bsrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValC = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bsrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bsrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bsrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bsrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_dcsr2gebsr(void **cubind_state)
@@ -12158,6 +15526,26 @@ static void test_cubind_cusparse_dcsr2gebsr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsr2gebsr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bsrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bsrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValC = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bsrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bsrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bsrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bsrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -12213,6 +15601,26 @@ static void test_cubind_cusparse_ccsr2gebsr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsr2gebsr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bsrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bsrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValC = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bsrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bsrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bsrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bsrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_zcsr2gebsr(void **cubind_state)
@@ -12267,6 +15675,26 @@ static void test_cubind_cusparse_zcsr2gebsr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsr2gebsr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bsrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bsrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValC = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bsrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bsrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsr2gebsr(handle, dirA, m, n, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDim, colBlockDim, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bsrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bsrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_sgebsr2gebsr_buffer_size(void **cubind_state)
@@ -12318,6 +15746,18 @@ static void test_cubind_cusparse_sgebsr2gebsr_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgebsr2gebsr_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgebsr2gebsr_buffer_size(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12371,6 +15811,18 @@ static void test_cubind_cusparse_dgebsr2gebsr_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgebsr2gebsr_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgebsr2gebsr_buffer_size(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_cgebsr2gebsr_buffer_size(void **cubind_state)
@@ -12422,6 +15874,18 @@ static void test_cubind_cusparse_cgebsr2gebsr_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgebsr2gebsr_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgebsr2gebsr_buffer_size(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12475,6 +15939,18 @@ static void test_cubind_cusparse_zgebsr2gebsr_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgebsr2gebsr_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgebsr2gebsr_buffer_size(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sgebsr2gebsr_buffer_size_ext(void **cubind_state)
@@ -12526,6 +16002,18 @@ static void test_cubind_cusparse_sgebsr2gebsr_buffer_size_ext(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgebsr2gebsr_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgebsr2gebsr_buffer_size_ext(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12579,6 +16067,18 @@ static void test_cubind_cusparse_dgebsr2gebsr_buffer_size_ext(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgebsr2gebsr_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgebsr2gebsr_buffer_size_ext(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_cgebsr2gebsr_buffer_size_ext(void **cubind_state)
@@ -12631,6 +16131,18 @@ static void test_cubind_cusparse_cgebsr2gebsr_buffer_size_ext(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgebsr2gebsr_bufferSizeExt", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgebsr2gebsr_buffer_size_ext(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_zgebsr2gebsr_buffer_size_ext(void **cubind_state)
@@ -12682,6 +16194,18 @@ static void test_cubind_cusparse_zgebsr2gebsr_buffer_size_ext(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgebsr2gebsr_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgebsr2gebsr_buffer_size_ext(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC, pBufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12738,6 +16262,22 @@ static void test_cubind_cusparse_xgebsr2gebsr_nnz(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXgebsr2gebsrNnz", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xgebsr2gebsr_nnz(handle, dirA, mb, nb, nnzb, descrA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedRowPtrC, rowBlockDimC, colBlockDimC, nnzTotalDevHostPtr, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -12799,6 +16339,26 @@ static void test_cubind_cusparse_sgebsr2gebsr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSgebsr2gebsr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bsrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bsrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValC = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bsrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bsrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bsrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bsrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_dgebsr2gebsr(void **cubind_state)
@@ -12858,6 +16418,26 @@ static void test_cubind_cusparse_dgebsr2gebsr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDgebsr2gebsr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bsrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bsrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValC = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bsrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bsrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bsrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bsrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -12919,6 +16499,26 @@ static void test_cubind_cusparse_cgebsr2gebsr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCgebsr2gebsr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bsrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bsrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValC = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bsrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bsrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_cgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bsrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bsrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_zgebsr2gebsr(void **cubind_state)
@@ -12979,6 +16579,26 @@ static void test_cubind_cusparse_zgebsr2gebsr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZgebsr2gebsr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bsrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bsrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bsrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bsrSortedValC = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bsrSortedRowPtrC = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bsrSortedColIndC = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zgebsr2gebsr(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, descrC, bsrSortedValC, bsrSortedRowPtrC, bsrSortedColIndC, rowBlockDimC, colBlockDimC, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bsrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bsrSortedRowPtrC", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bsrSortedColIndC", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_create_identity_permutation(void **cubind_state)
@@ -13008,6 +16628,18 @@ static void test_cubind_cusparse_create_identity_permutation(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateIdentityPermutation", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *p];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        p = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_identity_permutation(handle, n, p);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("p", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13046,6 +16678,18 @@ static void test_cubind_cusparse_xcoosort_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcoosort_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xcoosort_buffer_size_ext(handle, m, n, nnz, cooRowsA, cooColsA, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13087,6 +16731,26 @@ static void test_cubind_cusparse_xcoosort_by_row(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcoosortByRow", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *cooRowsA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cooColsA];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *P];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        cooRowsA = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cooColsA = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        P = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xcoosort_by_row(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("cooRowsA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cooColsA", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("P", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_xcoosort_by_column(void **cubind_state)
@@ -13127,6 +16791,26 @@ static void test_cubind_cusparse_xcoosort_by_column(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcoosortByColumn", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *cooRowsA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cooColsA];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *P];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        cooRowsA = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cooColsA = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        P = (int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xcoosort_by_column(handle, m, n, nnz, cooRowsA, cooColsA, P, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("cooRowsA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cooColsA", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("P", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_xcsrsort_buffer_size_ext(void **cubind_state)
@@ -13164,6 +16848,18 @@ static void test_cubind_cusparse_xcsrsort_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsrsort_bufferSizeExt", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xcsrsort_buffer_size_ext(handle, m, n, nnz, csrRowPtrA, csrColIndA, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13207,6 +16903,22 @@ static void test_cubind_cusparse_xcsrsort(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcsrsort", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrColIndA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *P];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrColIndA = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        P = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xcsrsort(handle, m, n, nnz, descrA, csrRowPtrA, csrColIndA, P, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrColIndA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("P", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_xcscsort_buffer_size_ext(void **cubind_state)
@@ -13244,6 +16956,18 @@ static void test_cubind_cusparse_xcscsort_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcscsort_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xcscsort_buffer_size_ext(handle, m, n, nnz, cscColPtrA, cscRowIndA, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13287,6 +17011,22 @@ static void test_cubind_cusparse_xcscsort(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseXcscsort", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *cscRowIndA];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *P];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        cscRowIndA = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        P = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_xcscsort(handle, m, n, nnz, descrA, cscColPtrA, cscRowIndA, P, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("cscRowIndA", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("P", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_scsru2csr_buffer_size_ext(void **cubind_state)
@@ -13328,6 +17068,26 @@ static void test_cubind_cusparse_scsru2csr_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsru2csr_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColInd];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrVal = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColInd = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsru2csr_buffer_size_ext(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColInd", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -13371,6 +17131,26 @@ static void test_cubind_cusparse_dcsru2csr_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsru2csr_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColInd];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrVal = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColInd = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsru2csr_buffer_size_ext(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColInd", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_ccsru2csr_buffer_size_ext(void **cubind_state)
@@ -13413,6 +17193,26 @@ static void test_cubind_cusparse_ccsru2csr_buffer_size_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsru2csr_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColInd];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrVal = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColInd = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsru2csr_buffer_size_ext(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColInd", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_zcsru2csr_buffer_size_ext(void **cubind_state)
@@ -13454,6 +17254,26 @@ static void test_cubind_cusparse_zcsru2csr_buffer_size_ext(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsru2csr_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColInd];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrVal = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColInd = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsru2csr_buffer_size_ext(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColInd", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -13499,6 +17319,22 @@ static void test_cubind_cusparse_scsru2csr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsru2csr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColInd];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrVal = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColInd = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColInd", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dcsru2csr(void **cubind_state)
@@ -13542,6 +17378,22 @@ static void test_cubind_cusparse_dcsru2csr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsru2csr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColInd];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrVal = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColInd = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColInd", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -13587,6 +17439,22 @@ static void test_cubind_cusparse_ccsru2csr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsru2csr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColInd];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrVal = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColInd = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColInd", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_zcsru2csr(void **cubind_state)
@@ -13630,6 +17498,22 @@ static void test_cubind_cusparse_zcsru2csr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsru2csr", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColInd];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrVal = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColInd = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsru2csr(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColInd", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -13675,6 +17559,22 @@ static void test_cubind_cusparse_scsr2csru(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseScsr2csru", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColInd];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrVal = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColInd = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_scsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColInd", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dcsr2csru(void **cubind_state)
@@ -13718,6 +17618,22 @@ static void test_cubind_cusparse_dcsr2csru(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDcsr2csru", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColInd];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrVal = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColInd = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColInd", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -13763,6 +17679,22 @@ static void test_cubind_cusparse_ccsr2csru(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCcsr2csru", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColInd];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrVal = (cuComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColInd = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_ccsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColInd", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_zcsr2csru(void **cubind_state)
@@ -13806,6 +17738,22 @@ static void test_cubind_cusparse_zcsr2csru(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseZcsr2csru", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrVal];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrColInd];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrVal = (cuDoubleComplex *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrColInd = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_zcsr2csru(handle, m, n, nnz, descrA, csrVal, csrRowPtr, csrColInd, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrVal", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrColInd", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -13853,6 +17801,18 @@ static void test_cubind_cusparse_sprune_dense2csr_buffer_size_ext(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneDense2csr_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sprune_dense2csr_buffer_size_ext(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dprune_dense2csr_buffer_size_ext(void **cubind_state)
@@ -13899,6 +17859,18 @@ static void test_cubind_cusparse_dprune_dense2csr_buffer_size_ext(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneDense2csr_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dprune_dense2csr_buffer_size_ext(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sprune_dense2csr_nnz(void **cubind_state)
@@ -13943,6 +17915,22 @@ static void test_cubind_cusparse_sprune_dense2csr_nnz(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneDense2csrNnz", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sprune_dense2csr_nnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dprune_dense2csr_nnz(void **cubind_state)
@@ -13986,6 +17974,22 @@ static void test_cubind_cusparse_dprune_dense2csr_nnz(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneDense2csrNnz", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dprune_dense2csr_nnz(handle, m, n, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -14033,6 +18037,22 @@ static void test_cubind_cusparse_sprune_dense2csr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneDense2csr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedColIndC = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sprune_dense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dprune_dense2csr(void **cubind_state)
@@ -14078,6 +18098,22 @@ static void test_cubind_cusparse_dprune_dense2csr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneDense2csr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedColIndC = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dprune_dense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -14131,6 +18167,18 @@ static void test_cubind_cusparse_sprune_csr2csr_buffer_size_ext(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneCsr2csr_bufferSizeExt", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sprune_csr2csr_buffer_size_ext(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dprune_csr2csr_buffer_size_ext(void **cubind_state)
@@ -14183,6 +18231,18 @@ static void test_cubind_cusparse_dprune_csr2csr_buffer_size_ext(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneCsr2csr_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dprune_csr2csr_buffer_size_ext(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sprune_csr2csr_nnz(void **cubind_state)
@@ -14233,6 +18293,22 @@ static void test_cubind_cusparse_sprune_csr2csr_nnz(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneCsr2csrNnz", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sprune_csr2csr_nnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dprune_csr2csr_nnz(void **cubind_state)
@@ -14282,6 +18358,22 @@ static void test_cubind_cusparse_dprune_csr2csr_nnz(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneCsr2csrNnz", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dprune_csr2csr_nnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -14335,6 +18427,22 @@ static void test_cubind_cusparse_sprune_csr2csr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneCsr2csr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedColIndC = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sprune_csr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dprune_csr2csr(void **cubind_state)
@@ -14387,6 +18495,22 @@ static void test_cubind_cusparse_dprune_csr2csr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneCsr2csr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedColIndC = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dprune_csr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_sprune_dense2csr_by_percentage_buffer_size_ext(void **cubind_state)
@@ -14434,6 +18558,18 @@ static void test_cubind_cusparse_sprune_dense2csr_by_percentage_buffer_size_ext(
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneDense2csrByPercentage_bufferSizeExt", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sprune_dense2csr_by_percentage_buffer_size_ext(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14483,6 +18619,18 @@ static void test_cubind_cusparse_dprune_dense2csr_by_percentage_buffer_size_ext(
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneDense2csrByPercentage_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dprune_dense2csr_by_percentage_buffer_size_ext(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sprune_dense2csr_nnz_by_percentage(void **cubind_state)
@@ -14529,6 +18677,22 @@ static void test_cubind_cusparse_sprune_dense2csr_nnz_by_percentage(void **cubin
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneDense2csrNnzByPercentage", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sprune_dense2csr_nnz_by_percentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dprune_dense2csr_nnz_by_percentage(void **cubind_state)
@@ -14574,6 +18738,22 @@ static void test_cubind_cusparse_dprune_dense2csr_nnz_by_percentage(void **cubin
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneDense2csrNnzByPercentage", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dprune_dense2csr_nnz_by_percentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -14623,6 +18803,22 @@ static void test_cubind_cusparse_sprune_dense2csr_by_percentage(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneDense2csrByPercentage", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedColIndC = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sprune_dense2csr_by_percentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dprune_dense2csr_by_percentage(void **cubind_state)
@@ -14670,6 +18866,22 @@ static void test_cubind_cusparse_dprune_dense2csr_by_percentage(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneDense2csrByPercentage", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedColIndC = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dprune_dense2csr_by_percentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -14725,6 +18937,18 @@ static void test_cubind_cusparse_sprune_csr2csr_by_percentage_buffer_size_ext(vo
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneCsr2csrByPercentage_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sprune_csr2csr_by_percentage_buffer_size_ext(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_dprune_csr2csr_by_percentage_buffer_size_ext(void **cubind_state)
@@ -14779,6 +19003,18 @@ static void test_cubind_cusparse_dprune_csr2csr_by_percentage_buffer_size_ext(vo
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneCsr2csrByPercentage_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dprune_csr2csr_by_percentage_buffer_size_ext(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sprune_csr2csr_nnz_by_percentage(void **cubind_state)
@@ -14831,6 +19067,22 @@ static void test_cubind_cusparse_sprune_csr2csr_nnz_by_percentage(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneCsr2csrNnzByPercentage", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sprune_csr2csr_nnz_by_percentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dprune_csr2csr_nnz_by_percentage(void **cubind_state)
@@ -14882,6 +19134,22 @@ static void test_cubind_cusparse_dprune_csr2csr_nnz_by_percentage(void **cubind_
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneCsr2csrNnzByPercentage", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dprune_csr2csr_nnz_by_percentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -14937,6 +19205,22 @@ static void test_cubind_cusparse_sprune_csr2csr_by_percentage(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpruneCsr2csrByPercentage", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedColIndC = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sprune_csr2csr_by_percentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_dprune_csr2csr_by_percentage(void **cubind_state)
@@ -14990,6 +19274,22 @@ static void test_cubind_cusparse_dprune_csr2csr_by_percentage(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDpruneCsr2csrByPercentage", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedValC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedValC = (double *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        csrSortedColIndC = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dprune_csr2csr_by_percentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedValC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -15045,6 +19345,22 @@ static void test_cubind_cusparse_csr2csc_ex2(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCsr2cscEx2", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *cscColPtr];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cscRowInd];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        cscColPtr = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cscRowInd = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_csr2csc_ex2(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, buffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("cscColPtr", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cscRowInd", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_csr2csc_ex2_buffer_size(void **cubind_state)
@@ -15099,6 +19415,26 @@ static void test_cubind_cusparse_csr2csc_ex2_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCsr2cscEx2_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *cscColPtr];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cscRowInd];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        cscColPtr = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cscRowInd = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bufferSize = (size_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_csr2csc_ex2_buffer_size(handle, m, n, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg, bufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("cscColPtr", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cscRowInd", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bufferSize", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_create_sp_vec(void **cubind_state)
@@ -15138,6 +19474,18 @@ static void test_cubind_cusparse_create_sp_vec(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateSpVec", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *spVecDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        spVecDescr = (cusparseSpVecDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_sp_vec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("spVecDescr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15190,6 +19538,18 @@ static void test_cubind_cusparse_create_const_sp_vec(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstSpVec", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *spVecDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        spVecDescr = (cusparseConstSpVecDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_const_sp_vec(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("spVecDescr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15257,6 +19617,42 @@ static void test_cubind_cusparse_sp_vec_get(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpVecGet", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *size];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnz];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *indices];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *values];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *idxType];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *idxBase];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *valueType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        size = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnz = (int64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        indices = (void **)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        values = (void **)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        idxType = (cusparseIndexType_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        idxBase = (cusparseIndexBase_t *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        valueType = (cudaDataType *)(void *)cubind_output_6;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_vec_get(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("size", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnz", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("indices", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("values", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("idxType", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("idxBase", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("valueType", cubind_output_6, sizeof cubind_output_6);
+    }
 }
 
 /* How cusparseConstSpVecGet is called in the older releases where its call differs */
@@ -15309,6 +19705,42 @@ static void test_cubind_cusparse_const_sp_vec_get(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstSpVecGet", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *size];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnz];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *indices];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *values];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *idxType];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *idxBase];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *valueType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        size = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnz = (int64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        indices = (const void **)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        values = (const void **)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        idxType = (cusparseIndexType_t *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        idxBase = (cusparseIndexBase_t *)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        valueType = (cudaDataType *)(void *)cubind_output_6;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_const_sp_vec_get(spVecDescr, size, nnz, indices, values, idxType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("size", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnz", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("indices", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("values", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("idxType", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("idxBase", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("valueType", cubind_output_6, sizeof cubind_output_6);
+    }
 }
 
 static void test_cubind_cusparse_sp_vec_get_index_base(void **cubind_state)
@@ -15337,6 +19769,18 @@ static void test_cubind_cusparse_sp_vec_get_index_base(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpVecGetIndexBase", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *idxBase];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        idxBase = (cusparseIndexBase_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_vec_get_index_base(spVecDescr, idxBase);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("idxBase", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sp_vec_get_values(void **cubind_state)
@@ -15364,6 +19808,18 @@ static void test_cubind_cusparse_sp_vec_get_values(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpVecGetValues", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *values];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        values = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_vec_get_values(spVecDescr, values);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("values", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15404,6 +19860,18 @@ static void test_cubind_cusparse_const_sp_vec_get_values(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstSpVecGetValues", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *values];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        values = (const void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_const_sp_vec_get_values(spVecDescr, values);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("values", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15465,6 +19933,18 @@ static void test_cubind_cusparse_create_dn_vec(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateDnVec", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dnVecDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dnVecDescr = (cusparseDnVecDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_dn_vec(dnVecDescr, size, values, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dnVecDescr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cusparseCreateConstDnVec is called in the older releases where its call differs */
@@ -15508,6 +19988,18 @@ static void test_cubind_cusparse_create_const_dn_vec(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstDnVec", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dnVecDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dnVecDescr = (cusparseConstDnVecDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_const_dn_vec(dnVecDescr, size, values, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dnVecDescr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15567,6 +20059,26 @@ static void test_cubind_cusparse_dn_vec_get(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnVecGet", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *size];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *values];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *valueType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        size = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        values = (void **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        valueType = (cudaDataType *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dn_vec_get(dnVecDescr, size, values, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("size", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("values", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("valueType", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 /* How cusparseConstDnVecGet is called in the older releases where its call differs */
@@ -15611,6 +20123,26 @@ static void test_cubind_cusparse_const_dn_vec_get(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstDnVecGet", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *size];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *values];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *valueType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        size = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        values = (const void **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        valueType = (cudaDataType *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_const_dn_vec_get(dnVecDescr, size, values, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("size", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("values", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("valueType", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_dn_vec_get_values(void **cubind_state)
@@ -15638,6 +20170,18 @@ static void test_cubind_cusparse_dn_vec_get_values(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnVecGetValues", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *values];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        values = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dn_vec_get_values(dnVecDescr, values);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("values", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15678,6 +20222,18 @@ static void test_cubind_cusparse_const_dn_vec_get_values(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstDnVecGetValues", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *values];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        values = (const void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_const_dn_vec_get_values(dnVecDescr, values);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("values", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15761,6 +20317,18 @@ static void test_cubind_cusparse_sp_mat_get_format(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMatGetFormat", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *format];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        format = (cusparseFormat_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_mat_get_format(spMatDescr, format);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("format", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sp_mat_get_index_base(void **cubind_state)
@@ -15789,6 +20357,18 @@ static void test_cubind_cusparse_sp_mat_get_index_base(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMatGetIndexBase", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *idxBase];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        idxBase = (cusparseIndexBase_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_mat_get_index_base(spMatDescr, idxBase);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("idxBase", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sp_mat_get_values(void **cubind_state)
@@ -15816,6 +20396,18 @@ static void test_cubind_cusparse_sp_mat_get_values(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMatGetValues", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *values];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        values = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_mat_get_values(spMatDescr, values);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("values", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15856,6 +20448,18 @@ static void test_cubind_cusparse_const_sp_mat_get_values(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstSpMatGetValues", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *values];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        values = (const void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_const_sp_mat_get_values(spMatDescr, values);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("values", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -15917,6 +20521,26 @@ static void test_cubind_cusparse_sp_mat_get_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMatGetSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rows];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cols];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *nnz];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rows = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cols = (int64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        nnz = (int64_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_mat_get_size(spMatDescr, rows, cols, nnz);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rows", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cols", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("nnz", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_sp_mat_get_strided_batch(void **cubind_state)
@@ -15944,6 +20568,18 @@ static void test_cubind_cusparse_sp_mat_get_strided_batch(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMatGetStridedBatch", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *batchCount];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        batchCount = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_mat_get_strided_batch(spMatDescr, batchCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("batchCount", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -16163,6 +20799,18 @@ static void test_cubind_cusparse_create_csr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateCsr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *spMatDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        spMatDescr = (cusparseSpMatDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_csr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("spMatDescr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cusparseCreateConstCsr is called in the older releases where its call differs */
@@ -16221,6 +20869,18 @@ static void test_cubind_cusparse_create_const_csr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstCsr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *spMatDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        spMatDescr = (cusparseConstSpMatDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_const_csr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("spMatDescr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_create_csc(void **cubind_state)
@@ -16266,6 +20926,18 @@ static void test_cubind_cusparse_create_csc(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateCsc", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *spMatDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        spMatDescr = (cusparseSpMatDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_csc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("spMatDescr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -16325,6 +20997,18 @@ static void test_cubind_cusparse_create_const_csc(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstCsc", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *spMatDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        spMatDescr = (cusparseConstSpMatDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_const_csc(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("spMatDescr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_csr_get(void **cubind_state)
@@ -16370,6 +21054,54 @@ static void test_cubind_cusparse_csr_get(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCsrGet", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rows];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cols];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *nnz];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *csrRowOffsets];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *csrColInd];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *csrValues];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *csrRowOffsetsType];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *csrColIndType];
+        _Alignas(128) unsigned char cubind_output_8[sizeof *idxBase];
+        _Alignas(128) unsigned char cubind_output_9[sizeof *valueType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rows = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cols = (int64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        nnz = (int64_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        csrRowOffsets = (void **)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        csrColInd = (void **)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        csrValues = (void **)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        csrRowOffsetsType = (cusparseIndexType_t *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        csrColIndType = (cusparseIndexType_t *)(void *)cubind_output_7;
+        memset(cubind_output_8, 0xa5, sizeof cubind_output_8);
+        idxBase = (cusparseIndexBase_t *)(void *)cubind_output_8;
+        memset(cubind_output_9, 0xa5, sizeof cubind_output_9);
+        valueType = (cudaDataType *)(void *)cubind_output_9;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_csr_get(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rows", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cols", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("nnz", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("csrRowOffsets", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("csrColInd", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("csrValues", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("csrRowOffsetsType", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("csrColIndType", cubind_output_7, sizeof cubind_output_7);
+        cubind_test_assert_zero("idxBase", cubind_output_8, sizeof cubind_output_8);
+        cubind_test_assert_zero("valueType", cubind_output_9, sizeof cubind_output_9);
     }
 }
 
@@ -16429,6 +21161,54 @@ static void test_cubind_cusparse_const_csr_get(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstCsrGet", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rows];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cols];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *nnz];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *csrRowOffsets];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *csrColInd];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *csrValues];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *csrRowOffsetsType];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *csrColIndType];
+        _Alignas(128) unsigned char cubind_output_8[sizeof *idxBase];
+        _Alignas(128) unsigned char cubind_output_9[sizeof *valueType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rows = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cols = (int64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        nnz = (int64_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        csrRowOffsets = (const void **)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        csrColInd = (const void **)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        csrValues = (const void **)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        csrRowOffsetsType = (cusparseIndexType_t *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        csrColIndType = (cusparseIndexType_t *)(void *)cubind_output_7;
+        memset(cubind_output_8, 0xa5, sizeof cubind_output_8);
+        idxBase = (cusparseIndexBase_t *)(void *)cubind_output_8;
+        memset(cubind_output_9, 0xa5, sizeof cubind_output_9);
+        valueType = (cudaDataType *)(void *)cubind_output_9;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_const_csr_get(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rows", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cols", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("nnz", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("csrRowOffsets", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("csrColInd", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("csrValues", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("csrRowOffsetsType", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("csrColIndType", cubind_output_7, sizeof cubind_output_7);
+        cubind_test_assert_zero("idxBase", cubind_output_8, sizeof cubind_output_8);
+        cubind_test_assert_zero("valueType", cubind_output_9, sizeof cubind_output_9);
+    }
 }
 
 static void test_cubind_cusparse_csc_get(void **cubind_state)
@@ -16474,6 +21254,54 @@ static void test_cubind_cusparse_csc_get(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCscGet", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rows];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cols];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *nnz];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *cscColOffsets];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *cscRowInd];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *cscValues];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *cscColOffsetsType];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *cscRowIndType];
+        _Alignas(128) unsigned char cubind_output_8[sizeof *idxBase];
+        _Alignas(128) unsigned char cubind_output_9[sizeof *valueType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rows = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cols = (int64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        nnz = (int64_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        cscColOffsets = (void **)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        cscRowInd = (void **)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        cscValues = (void **)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        cscColOffsetsType = (cusparseIndexType_t *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        cscRowIndType = (cusparseIndexType_t *)(void *)cubind_output_7;
+        memset(cubind_output_8, 0xa5, sizeof cubind_output_8);
+        idxBase = (cusparseIndexBase_t *)(void *)cubind_output_8;
+        memset(cubind_output_9, 0xa5, sizeof cubind_output_9);
+        valueType = (cudaDataType *)(void *)cubind_output_9;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_csc_get(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rows", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cols", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("nnz", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("cscColOffsets", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("cscRowInd", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("cscValues", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("cscColOffsetsType", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("cscRowIndType", cubind_output_7, sizeof cubind_output_7);
+        cubind_test_assert_zero("idxBase", cubind_output_8, sizeof cubind_output_8);
+        cubind_test_assert_zero("valueType", cubind_output_9, sizeof cubind_output_9);
     }
 }
 
@@ -16532,6 +21360,54 @@ static void test_cubind_cusparse_const_csc_get(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstCscGet", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rows];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cols];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *nnz];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *cscColOffsets];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *cscRowInd];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *cscValues];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *cscColOffsetsType];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *cscRowIndType];
+        _Alignas(128) unsigned char cubind_output_8[sizeof *idxBase];
+        _Alignas(128) unsigned char cubind_output_9[sizeof *valueType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rows = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cols = (int64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        nnz = (int64_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        cscColOffsets = (const void **)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        cscRowInd = (const void **)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        cscValues = (const void **)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        cscColOffsetsType = (cusparseIndexType_t *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        cscRowIndType = (cusparseIndexType_t *)(void *)cubind_output_7;
+        memset(cubind_output_8, 0xa5, sizeof cubind_output_8);
+        idxBase = (cusparseIndexBase_t *)(void *)cubind_output_8;
+        memset(cubind_output_9, 0xa5, sizeof cubind_output_9);
+        valueType = (cudaDataType *)(void *)cubind_output_9;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_const_csc_get(spMatDescr, rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rows", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cols", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("nnz", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("cscColOffsets", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("cscRowInd", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("cscValues", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("cscColOffsetsType", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("cscRowIndType", cubind_output_7, sizeof cubind_output_7);
+        cubind_test_assert_zero("idxBase", cubind_output_8, sizeof cubind_output_8);
+        cubind_test_assert_zero("valueType", cubind_output_9, sizeof cubind_output_9);
     }
 }
 
@@ -16661,6 +21537,18 @@ static void test_cubind_cusparse_create_bsr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateBsr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *spMatDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        spMatDescr = (cusparseSpMatDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_bsr(spMatDescr, brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("spMatDescr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cusparseCreateConstBsr is called in the older releases where its call differs */
@@ -16725,6 +21613,18 @@ static void test_cubind_cusparse_create_const_bsr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstBsr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *spMatDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        spMatDescr = (cusparseConstSpMatDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_const_bsr(spMatDescr, brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("spMatDescr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_create_coo(void **cubind_state)
@@ -16768,6 +21668,18 @@ static void test_cubind_cusparse_create_coo(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateCoo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *spMatDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        spMatDescr = (cusparseSpMatDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_coo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("spMatDescr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -16825,6 +21737,18 @@ static void test_cubind_cusparse_create_const_coo(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstCoo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *spMatDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        spMatDescr = (cusparseConstSpMatDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_const_coo(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("spMatDescr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_coo_get(void **cubind_state)
@@ -16868,6 +21792,50 @@ static void test_cubind_cusparse_coo_get(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCooGet", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rows];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cols];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *nnz];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *cooRowInd];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *cooColInd];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *cooValues];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *idxType];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *idxBase];
+        _Alignas(128) unsigned char cubind_output_8[sizeof *valueType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rows = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cols = (int64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        nnz = (int64_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        cooRowInd = (void **)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        cooColInd = (void **)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        cooValues = (void **)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        idxType = (cusparseIndexType_t *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        idxBase = (cusparseIndexBase_t *)(void *)cubind_output_7;
+        memset(cubind_output_8, 0xa5, sizeof cubind_output_8);
+        valueType = (cudaDataType *)(void *)cubind_output_8;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_coo_get(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rows", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cols", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("nnz", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("cooRowInd", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("cooColInd", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("cooValues", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("idxType", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("idxBase", cubind_output_7, sizeof cubind_output_7);
+        cubind_test_assert_zero("valueType", cubind_output_8, sizeof cubind_output_8);
     }
 }
 
@@ -16924,6 +21892,50 @@ static void test_cubind_cusparse_const_coo_get(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstCooGet", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rows];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cols];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *nnz];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *cooRowInd];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *cooColInd];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *cooValues];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *idxType];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *idxBase];
+        _Alignas(128) unsigned char cubind_output_8[sizeof *valueType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rows = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cols = (int64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        nnz = (int64_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        cooRowInd = (const void **)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        cooColInd = (const void **)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        cooValues = (const void **)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        idxType = (cusparseIndexType_t *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        idxBase = (cusparseIndexBase_t *)(void *)cubind_output_7;
+        memset(cubind_output_8, 0xa5, sizeof cubind_output_8);
+        valueType = (cudaDataType *)(void *)cubind_output_8;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_const_coo_get(spMatDescr, rows, cols, nnz, cooRowInd, cooColInd, cooValues, idxType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rows", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cols", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("nnz", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("cooRowInd", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("cooColInd", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("cooValues", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("idxType", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("idxBase", cubind_output_7, sizeof cubind_output_7);
+        cubind_test_assert_zero("valueType", cubind_output_8, sizeof cubind_output_8);
     }
 }
 
@@ -17001,6 +22013,18 @@ static void test_cubind_cusparse_create_blocked_ell(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateBlockedEll", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *spMatDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        spMatDescr = (cusparseSpMatDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_blocked_ell(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("spMatDescr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cusparseCreateConstBlockedEll is called in the older releases where its call differs */
@@ -17057,6 +22081,18 @@ static void test_cubind_cusparse_create_const_blocked_ell(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstBlockedEll", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *spMatDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        spMatDescr = (cusparseConstSpMatDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_const_blocked_ell(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("spMatDescr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_blocked_ell_get(void **cubind_state)
@@ -17100,6 +22136,50 @@ static void test_cubind_cusparse_blocked_ell_get(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseBlockedEllGet", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rows];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cols];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *ellBlockSize];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *ellCols];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *ellColInd];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *ellValue];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *ellIdxType];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *idxBase];
+        _Alignas(128) unsigned char cubind_output_8[sizeof *valueType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rows = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cols = (int64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        ellBlockSize = (int64_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        ellCols = (int64_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        ellColInd = (void **)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        ellValue = (void **)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        ellIdxType = (cusparseIndexType_t *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        idxBase = (cusparseIndexBase_t *)(void *)cubind_output_7;
+        memset(cubind_output_8, 0xa5, sizeof cubind_output_8);
+        valueType = (cudaDataType *)(void *)cubind_output_8;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_blocked_ell_get(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rows", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cols", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("ellBlockSize", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("ellCols", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("ellColInd", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("ellValue", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("ellIdxType", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("idxBase", cubind_output_7, sizeof cubind_output_7);
+        cubind_test_assert_zero("valueType", cubind_output_8, sizeof cubind_output_8);
     }
 }
 
@@ -17156,6 +22236,50 @@ static void test_cubind_cusparse_const_blocked_ell_get(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstBlockedEllGet", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rows];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cols];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *ellBlockSize];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *ellCols];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *ellColInd];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *ellValue];
+        _Alignas(128) unsigned char cubind_output_6[sizeof *ellIdxType];
+        _Alignas(128) unsigned char cubind_output_7[sizeof *idxBase];
+        _Alignas(128) unsigned char cubind_output_8[sizeof *valueType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rows = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cols = (int64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        ellBlockSize = (int64_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        ellCols = (int64_t *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        ellColInd = (const void **)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        ellValue = (const void **)(void *)cubind_output_5;
+        memset(cubind_output_6, 0xa5, sizeof cubind_output_6);
+        ellIdxType = (cusparseIndexType_t *)(void *)cubind_output_6;
+        memset(cubind_output_7, 0xa5, sizeof cubind_output_7);
+        idxBase = (cusparseIndexBase_t *)(void *)cubind_output_7;
+        memset(cubind_output_8, 0xa5, sizeof cubind_output_8);
+        valueType = (cudaDataType *)(void *)cubind_output_8;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_const_blocked_ell_get(spMatDescr, rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rows", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cols", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("ellBlockSize", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("ellCols", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("ellColInd", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("ellValue", cubind_output_5, sizeof cubind_output_5);
+        cubind_test_assert_zero("ellIdxType", cubind_output_6, sizeof cubind_output_6);
+        cubind_test_assert_zero("idxBase", cubind_output_7, sizeof cubind_output_7);
+        cubind_test_assert_zero("valueType", cubind_output_8, sizeof cubind_output_8);
     }
 }
 
@@ -17219,6 +22343,18 @@ static void test_cubind_cusparse_create_sliced_ell(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateSlicedEll", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *spMatDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        spMatDescr = (cusparseSpMatDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_sliced_ell(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("spMatDescr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cusparseCreateConstSlicedEll is called in the older releases where its call differs */
@@ -17281,6 +22417,18 @@ static void test_cubind_cusparse_create_const_sliced_ell(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstSlicedEll", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *spMatDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        spMatDescr = (cusparseConstSpMatDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_const_sliced_ell(spMatDescr, rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("spMatDescr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_create_dn_mat(void **cubind_state)
@@ -17318,6 +22466,18 @@ static void test_cubind_cusparse_create_dn_mat(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateDnMat", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dnMatDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dnMatDescr = (cusparseDnMatDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_dn_mat(dnMatDescr, rows, cols, ld, values, valueType, order);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dnMatDescr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -17368,6 +22528,18 @@ static void test_cubind_cusparse_create_const_dn_mat(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseCreateConstDnMat", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dnMatDescr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dnMatDescr = (cusparseConstDnMatDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_create_const_dn_mat(dnMatDescr, rows, cols, ld, values, valueType, order);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dnMatDescr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -17433,6 +22605,38 @@ static void test_cubind_cusparse_dn_mat_get(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnMatGet", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rows];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cols];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *ld];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *values];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *type];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *order];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rows = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cols = (int64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        ld = (int64_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        values = (void **)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        type = (cudaDataType *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        order = (cusparseOrder_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dn_mat_get(dnMatDescr, rows, cols, ld, values, type, order);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rows", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cols", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("ld", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("values", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("type", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("order", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 /* How cusparseConstDnMatGet is called in the older releases where its call differs */
@@ -17483,6 +22687,38 @@ static void test_cubind_cusparse_const_dn_mat_get(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstDnMatGet", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rows];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *cols];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *ld];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *values];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *type];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *order];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rows = (int64_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        cols = (int64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        ld = (int64_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        values = (const void **)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        type = (cudaDataType *)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        order = (cusparseOrder_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_const_dn_mat_get(dnMatDescr, rows, cols, ld, values, type, order);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rows", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("cols", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("ld", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("values", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("type", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("order", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 static void test_cubind_cusparse_dn_mat_get_values(void **cubind_state)
@@ -17510,6 +22746,18 @@ static void test_cubind_cusparse_dn_mat_get_values(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnMatGetValues", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *values];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        values = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dn_mat_get_values(dnMatDescr, values);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("values", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -17550,6 +22798,18 @@ static void test_cubind_cusparse_const_dn_mat_get_values(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseConstDnMatGetValues", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *values];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        values = (const void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_const_dn_mat_get_values(dnMatDescr, values);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("values", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -17638,6 +22898,22 @@ static void test_cubind_cusparse_dn_mat_get_strided_batch(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDnMatGetStridedBatch", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *batchCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *batchStride];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        batchCount = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        batchStride = (int64_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dn_mat_get_strided_batch(dnMatDescr, batchCount, batchStride);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("batchCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("batchStride", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -17805,6 +23081,18 @@ static void test_cubind_cusparse_sp_vv_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpVV_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_vv_buffer_size(handle, opX, vecX, vecY, result, computeType, bufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sp_vv(void **cubind_state)
@@ -17877,6 +23165,18 @@ static void test_cubind_cusparse_sparse_to_dense_buffer_size(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSparseToDense_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sparse_to_dense_buffer_size(handle, matA, matB, alg, bufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sparse_to_dense(void **cubind_state)
@@ -17944,6 +23244,18 @@ static void test_cubind_cusparse_dense_to_sparse_buffer_size(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseDenseToSparse_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_dense_to_sparse_buffer_size(handle, matA, matB, alg, bufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -18101,6 +23413,18 @@ static void test_cubind_cusparse_sp_mv_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMV_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_mv_buffer_size(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, bufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cusparseSpMV_preprocess is called in the older releases where its call differs */
@@ -18183,6 +23507,18 @@ static void test_cubind_cusparse_sp_sv_create_descr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSV_createDescr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *descr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        descr = (cusparseSpSVDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_sv_create_descr(descr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("descr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sp_sv_destroy_descr(void **cubind_state)
@@ -18252,6 +23588,18 @@ static void test_cubind_cusparse_sp_sv_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSV_bufferSize", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_sv_buffer_size(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, bufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -18409,6 +23757,18 @@ static void test_cubind_cusparse_sp_sm_create_descr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSM_createDescr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *descr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        descr = (cusparseSpSMDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_sm_create_descr(descr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("descr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sp_sm_destroy_descr(void **cubind_state)
@@ -18480,6 +23840,18 @@ static void test_cubind_cusparse_sp_sm_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpSM_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_sm_buffer_size(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, bufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -18661,6 +24033,18 @@ static void test_cubind_cusparse_sp_mm_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMM_bufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_mm_buffer_size(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sp_mm_preprocess(void **cubind_state)
@@ -18779,6 +24163,18 @@ static void test_cubind_cusparse_sp_gemm_create_descr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMM_createDescr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *descr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        descr = (cusparseSpGEMMDescr_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_gemm_create_descr(descr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("descr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sp_gemm_destroy_descr(void **cubind_state)
@@ -18855,6 +24251,18 @@ static void test_cubind_cusparse_sp_gemm_work_estimation(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMM_workEstimation", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSize1];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSize1 = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_gemm_work_estimation(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSize1", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cusparseSpGEMM_getNumProducts is called in the older releases where its call differs */
@@ -18894,6 +24302,18 @@ static void test_cubind_cusparse_sp_gemm_get_num_products(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMM_getNumProducts", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *num_prods];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        num_prods = (int64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_gemm_get_num_products(spgemmDescr, num_prods);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("num_prods", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -18961,6 +24381,22 @@ static void test_cubind_cusparse_sp_gemm_estimate_memory(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMM_estimateMemory", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSize3];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bufferSize2];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSize3 = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bufferSize2 = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_gemm_estimate_memory(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3, bufferSize2);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSize3", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bufferSize2", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_sp_gemm_compute(void **cubind_state)
@@ -19010,6 +24446,18 @@ static void test_cubind_cusparse_sp_gemm_compute(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMM_compute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSize2];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSize2 = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_gemm_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSize2", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19101,6 +24549,18 @@ static void test_cubind_cusparse_sp_gemm_reuse_work_estimation(void **cubind_sta
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMMreuse_workEstimation", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSize1];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSize1 = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_gemm_reuse_work_estimation(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSize1", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_sp_gemm_reuse_nnz(void **cubind_state)
@@ -19153,6 +24613,26 @@ static void test_cubind_cusparse_sp_gemm_reuse_nnz(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMMreuse_nnz", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSize2];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bufferSize3];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *bufferSize4];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSize2 = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bufferSize3 = (size_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        bufferSize4 = (size_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_gemm_reuse_nnz(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSize2", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bufferSize3", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("bufferSize4", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_cusparse_sp_gemm_reuse_copy(void **cubind_state)
@@ -19196,6 +24676,18 @@ static void test_cubind_cusparse_sp_gemm_reuse_copy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpGEMMreuse_copy", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSize5];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSize5 = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_gemm_reuse_copy(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSize5", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19288,6 +24780,18 @@ static void test_cubind_cusparse_sddmm_buffer_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSDDMM_bufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sddmm_buffer_size(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19437,6 +24941,22 @@ static void test_cubind_cusparse_sp_mm_op_create_plan(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseSpMMOp_createPlan", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *plan];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *SpMMWorkspaceSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        plan = (cusparseSpMMOpPlan_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        SpMMWorkspaceSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_sp_mm_op_create_plan(handle, plan, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, SpMMWorkspaceSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("plan", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("SpMMWorkspaceSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_cusparse_sp_mm_op(void **cubind_state)
@@ -19537,6 +25057,18 @@ static void test_cubind_cusparse_hprune_dense2csr_buffer_size_ext(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneDense2csr_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_hprune_dense2csr_buffer_size_ext(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_hprune_dense2csr_nnz(void **cubind_state)
@@ -19580,6 +25112,22 @@ static void test_cubind_cusparse_hprune_dense2csr_nnz(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneDense2csrNnz", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_hprune_dense2csr_nnz(handle, m, n, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -19626,6 +25174,18 @@ static void test_cubind_cusparse_hprune_dense2csr(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneDense2csr", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedColIndC = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_hprune_dense2csr(handle, m, n, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19679,6 +25239,18 @@ static void test_cubind_cusparse_hprune_csr2csr_buffer_size_ext(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneCsr2csr_bufferSizeExt", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_hprune_csr2csr_buffer_size_ext(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_hprune_csr2csr_nnz(void **cubind_state)
@@ -19728,6 +25300,22 @@ static void test_cubind_cusparse_hprune_csr2csr_nnz(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneCsr2csrNnz", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_hprune_csr2csr_nnz(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -19781,6 +25369,18 @@ static void test_cubind_cusparse_hprune_csr2csr(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneCsr2csr", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedColIndC = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_hprune_csr2csr(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_hprune_dense2csr_by_percentage_buffer_size_ext(void **cubind_state)
@@ -19829,6 +25429,18 @@ static void test_cubind_cusparse_hprune_dense2csr_by_percentage_buffer_size_ext(
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneDense2csrByPercentage_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_hprune_dense2csr_by_percentage_buffer_size_ext(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_hprune_dense2csr_nnz_by_percentage(void **cubind_state)
@@ -19874,6 +25486,22 @@ static void test_cubind_cusparse_hprune_dense2csr_nnz_by_percentage(void **cubin
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneDense2csrNnzByPercentage", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_hprune_dense2csr_nnz_by_percentage(handle, m, n, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -19922,6 +25550,18 @@ static void test_cubind_cusparse_hprune_dense2csr_by_percentage(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneDense2csrByPercentage", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedColIndC = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_hprune_dense2csr_by_percentage(handle, m, n, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -19977,6 +25617,18 @@ static void test_cubind_cusparse_hprune_csr2csr_by_percentage_buffer_size_ext(vo
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneCsr2csrByPercentage_bufferSizeExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBufferSizeInBytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBufferSizeInBytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_hprune_csr2csr_by_percentage_buffer_size_ext(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBufferSizeInBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBufferSizeInBytes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_cusparse_hprune_csr2csr_nnz_by_percentage(void **cubind_state)
@@ -20028,6 +25680,22 @@ static void test_cubind_cusparse_hprune_csr2csr_nnz_by_percentage(void **cubind_
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneCsr2csrNnzByPercentage", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedRowPtrC];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nnzTotalDevHostPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedRowPtrC = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nnzTotalDevHostPtr = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_hprune_csr2csr_nnz_by_percentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedRowPtrC", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nnzTotalDevHostPtr", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -20082,6 +25750,18 @@ static void test_cubind_cusparse_hprune_csr2csr_by_percentage(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_CUSPARSE, "cusparseHpruneCsr2csrByPercentage", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *csrSortedColIndC];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        csrSortedColIndC = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_cusparse_hprune_csr2csr_by_percentage(handle, m, n, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info, pBuffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("csrSortedColIndC", cubind_output_0, sizeof cubind_output_0);
     }
 }
 

@@ -72,6 +72,18 @@ static void test_cubind_driver_get_error_string(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetErrorString", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pStr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pStr = (const char **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_get_error_string(error, pStr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pStr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_get_error_name(void **cubind_state)
@@ -99,6 +111,18 @@ static void test_cubind_driver_get_error_name(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetErrorName", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pStr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pStr = (const char **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_get_error_name(error, pStr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pStr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -180,6 +204,18 @@ static void test_cubind_driver_device_get(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGet", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device = (CUdevice *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get(device, ordinal);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_device_get_count(void **cubind_state)
@@ -205,6 +241,18 @@ static void test_cubind_driver_device_get_count(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetCount", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_count(count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -236,6 +284,18 @@ static void test_cubind_driver_device_get_name(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetName", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *name];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        name = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_name(name, len, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("name", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_device_get_uuid(void **cubind_state)
@@ -263,6 +323,18 @@ static void test_cubind_driver_device_get_uuid(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetUuid", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *uuid];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        uuid = (CUuuid *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_uuid(uuid, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("uuid", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -294,6 +366,22 @@ static void test_cubind_driver_device_get_luid(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetLuid", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *luid];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *deviceNodeMask];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        luid = (char *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        deviceNodeMask = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_luid(luid, deviceNodeMask, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("luid", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("deviceNodeMask", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_device_total_mem(void **cubind_state)
@@ -321,6 +409,18 @@ static void test_cubind_driver_device_total_mem(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceTotalMem", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bytes = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_total_mem(bytes, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bytes", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -354,6 +454,18 @@ static void test_cubind_driver_device_get_texture1_d_linear_max_width(void **cub
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetTexture1DLinearMaxWidth", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *maxWidthInElements];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        maxWidthInElements = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_texture1_d_linear_max_width(maxWidthInElements, format, numChannels, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("maxWidthInElements", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_device_get_attribute(void **cubind_state)
@@ -383,6 +495,18 @@ static void test_cubind_driver_device_get_attribute(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetAttribute", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pi];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pi = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_attribute(pi, attrib, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pi", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -429,6 +553,18 @@ static void test_cubind_driver_device_get_host_atomic_capabilities(void **cubind
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetHostAtomicCapabilities", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *capabilities];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        capabilities = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_host_atomic_capabilities(capabilities, operations, count, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("capabilities", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -516,6 +652,18 @@ static void test_cubind_driver_device_get_mem_pool(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetMemPool", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pool];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pool = (CUmemoryPool *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_mem_pool(pool, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pool", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_device_get_default_mem_pool(void **cubind_state)
@@ -543,6 +691,18 @@ static void test_cubind_driver_device_get_default_mem_pool(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetDefaultMemPool", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pool_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pool_out = (CUmemoryPool *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_default_mem_pool(pool_out, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pool_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -573,6 +733,18 @@ static void test_cubind_driver_device_get_exec_affinity_support(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetExecAffinitySupport", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pi];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pi = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_exec_affinity_support(pi, type, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pi", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -630,6 +802,18 @@ static void test_cubind_driver_device_get_properties(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetProperties", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *prop];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        prop = (CUdevprop *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_properties(prop, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("prop", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_device_compute_capability(void **cubind_state)
@@ -660,6 +844,22 @@ static void test_cubind_driver_device_compute_capability(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceComputeCapability", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *major];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *minor];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        major = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        minor = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_compute_capability(major, minor, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("major", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("minor", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_device_primary_ctx_retain(void **cubind_state)
@@ -687,6 +887,18 @@ static void test_cubind_driver_device_primary_ctx_retain(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxRetain", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pctx];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pctx = (CUcontext *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_primary_ctx_retain(pctx, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pctx", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -772,6 +984,22 @@ static void test_cubind_driver_device_primary_ctx_get_state(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevicePrimaryCtxGetState", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *flags];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *active];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        flags = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        active = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_primary_ctx_get_state(dev, flags, active);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("flags", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("active", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_device_primary_ctx_reset(void **cubind_state)
@@ -844,6 +1072,22 @@ static void test_cubind_driver_ctx_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pctx];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *ctxCreateParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pctx = (CUcontext *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        ctxCreateParams = (CUctxCreateParams *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_create(pctx, ctxCreateParams, flags, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pctx", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("ctxCreateParams", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -923,6 +1167,18 @@ static void test_cubind_driver_ctx_pop_current(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxPopCurrent", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pctx];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pctx = (CUcontext *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_pop_current(pctx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pctx", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_ctx_set_current(void **cubind_state)
@@ -975,6 +1231,18 @@ static void test_cubind_driver_ctx_get_current(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetCurrent", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pctx];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pctx = (CUcontext *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_get_current(pctx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pctx", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_ctx_get_device(void **cubind_state)
@@ -1000,6 +1268,18 @@ static void test_cubind_driver_ctx_get_device(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetDevice", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device = (CUdevice *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_get_device(device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1043,6 +1323,18 @@ static void test_cubind_driver_ctx_get_device_v2(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetDevice_v2", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device = (CUdevice *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_get_device_v2(device, ctx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_ctx_get_flags(void **cubind_state)
@@ -1068,6 +1360,18 @@ static void test_cubind_driver_ctx_get_flags(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetFlags", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *flags];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        flags = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_get_flags(flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("flags", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1146,6 +1450,18 @@ static void test_cubind_driver_ctx_get_id(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetId", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ctxId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ctxId = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_get_id(ctx, ctxId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ctxId", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1267,6 +1583,18 @@ static void test_cubind_driver_ctx_get_limit(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetLimit", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pvalue];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pvalue = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_get_limit(pvalue, limit);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pvalue", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_ctx_get_cache_config(void **cubind_state)
@@ -1292,6 +1620,18 @@ static void test_cubind_driver_ctx_get_cache_config(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetCacheConfig", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pconfig];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pconfig = (CUfunc_cache *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_get_cache_config(pconfig);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pconfig", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1347,6 +1687,18 @@ static void test_cubind_driver_ctx_get_api_version(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetApiVersion", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *version];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        version = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_get_api_version(ctx, version);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("version", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_ctx_get_stream_priority_range(void **cubind_state)
@@ -1374,6 +1726,22 @@ static void test_cubind_driver_ctx_get_stream_priority_range(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetStreamPriorityRange", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *leastPriority];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *greatestPriority];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        leastPriority = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        greatestPriority = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_get_stream_priority_range(leastPriority, greatestPriority);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("leastPriority", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("greatestPriority", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -1426,6 +1794,18 @@ static void test_cubind_driver_ctx_get_exec_affinity(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetExecAffinity", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pExecAffinity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pExecAffinity = (CUexecAffinityParam *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_get_exec_affinity(pExecAffinity, type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pExecAffinity", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1537,6 +1917,18 @@ static void test_cubind_driver_ctx_attach(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxAttach", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pctx];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pctx = (CUcontext *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_attach(pctx, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pctx", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_ctx_detach(void **cubind_state)
@@ -1588,6 +1980,18 @@ static void test_cubind_driver_ctx_get_shared_mem_config(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetSharedMemConfig", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pConfig];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pConfig = (CUsharedconfig *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_get_shared_mem_config(pConfig);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pConfig", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1643,6 +2047,18 @@ static void test_cubind_driver_module_load(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoad", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *module];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        module = (CUmodule *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_module_load(module, fname);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("module", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_module_load_data(void **cubind_state)
@@ -1670,6 +2086,18 @@ static void test_cubind_driver_module_load_data(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoadData", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *module];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        module = (CUmodule *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_module_load_data(module, image);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("module", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1705,6 +2133,26 @@ static void test_cubind_driver_module_load_data_ex(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoadDataEx", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *module];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *options];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *optionValues];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        module = (CUmodule *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        options = (CUjit_option *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        optionValues = (void **)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_module_load_data_ex(module, image, numOptions, options, optionValues);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("module", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("options", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("optionValues", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_driver_module_load_fat_binary(void **cubind_state)
@@ -1732,6 +2180,18 @@ static void test_cubind_driver_module_load_fat_binary(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleLoadFatBinary", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *module];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        module = (CUmodule *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_module_load_fat_binary(module, fatCubin);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("module", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1785,6 +2245,18 @@ static void test_cubind_driver_module_get_loading_mode(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetLoadingMode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (CUmoduleLoadingMode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_module_get_loading_mode(mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_module_get_function(void **cubind_state)
@@ -1814,6 +2286,18 @@ static void test_cubind_driver_module_get_function(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetFunction", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *hfunc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        hfunc = (CUfunction *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_module_get_function(hfunc, hmod, name);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("hfunc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1854,6 +2338,18 @@ static void test_cubind_driver_module_get_function_count(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetFunctionCount", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_module_get_function_count(count, mod);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1897,6 +2393,18 @@ static void test_cubind_driver_module_enumerate_functions(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleEnumerateFunctions", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *functions];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        functions = (CUfunction *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_module_enumerate_functions(functions, numFunctions, mod);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("functions", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_module_get_global(void **cubind_state)
@@ -1929,6 +2437,22 @@ static void test_cubind_driver_module_get_global(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetGlobal", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptr];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptr = (CUdeviceptr *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_module_get_global(dptr, bytes, hmod, name);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptr", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_link_create(void **cubind_state)
@@ -1960,6 +2484,26 @@ static void test_cubind_driver_link_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *options];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *optionValues];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *stateOut];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        options = (CUjit_option *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        optionValues = (void **)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        stateOut = (CUlinkState *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_link_create(numOptions, options, optionValues, stateOut);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("options", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("optionValues", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("stateOut", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -2001,6 +2545,22 @@ static void test_cubind_driver_link_add_data(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkAddData", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *options];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *optionValues];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        options = (CUjit_option *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        optionValues = (void **)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_link_add_data(state, type, data, size, name, numOptions, options, optionValues);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("options", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("optionValues", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_link_add_file(void **cubind_state)
@@ -2037,6 +2597,22 @@ static void test_cubind_driver_link_add_file(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkAddFile", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *options];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *optionValues];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        options = (CUjit_option *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        optionValues = (void **)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_link_add_file(state, type, path, numOptions, options, optionValues);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("options", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("optionValues", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_link_complete(void **cubind_state)
@@ -2066,6 +2642,22 @@ static void test_cubind_driver_link_complete(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLinkComplete", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *cubinOut];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sizeOut];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        cubinOut = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sizeOut = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_link_complete(state, cubinOut, sizeOut);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("cubinOut", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sizeOut", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -2123,6 +2715,18 @@ static void test_cubind_driver_module_get_tex_ref(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetTexRef", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pTexRef];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pTexRef = (CUtexref *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_module_get_tex_ref(pTexRef, hmod, name);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pTexRef", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_module_get_surf_ref(void **cubind_state)
@@ -2152,6 +2756,18 @@ static void test_cubind_driver_module_get_surf_ref(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuModuleGetSurfRef", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pSurfRef];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pSurfRef = (CUsurfref *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_module_get_surf_ref(pSurfRef, hmod, name);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pSurfRef", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2205,6 +2821,34 @@ static void test_cubind_driver_library_load_data(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryLoadData", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *library];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *jitOptions];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *jitOptionsValues];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *libraryOptions];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *libraryOptionValues];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        library = (CUlibrary *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        jitOptions = (CUjit_option *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        jitOptionsValues = (void **)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        libraryOptions = (CUlibraryOption *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        libraryOptionValues = (void **)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_library_load_data(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("library", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("jitOptions", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("jitOptionsValues", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("libraryOptions", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("libraryOptionValues", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 /* How cuLibraryLoadFromFile is called in the older releases where its call differs */
@@ -2256,6 +2900,34 @@ static void test_cubind_driver_library_load_from_file(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryLoadFromFile", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *library];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *jitOptions];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *jitOptionsValues];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *libraryOptions];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *libraryOptionValues];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        library = (CUlibrary *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        jitOptions = (CUjit_option *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        jitOptionsValues = (void **)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        libraryOptions = (CUlibraryOption *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        libraryOptionValues = (void **)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_library_load_from_file(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("library", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("jitOptions", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("jitOptionsValues", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("libraryOptions", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("libraryOptionValues", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -2337,6 +3009,18 @@ static void test_cubind_driver_library_get_kernel(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetKernel", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pKernel];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pKernel = (CUkernel *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_library_get_kernel(pKernel, library, name);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pKernel", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuLibraryGetKernelCount is called in the older releases where its call differs */
@@ -2376,6 +3060,18 @@ static void test_cubind_driver_library_get_kernel_count(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetKernelCount", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_library_get_kernel_count(count, lib);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2419,6 +3115,18 @@ static void test_cubind_driver_library_enumerate_kernels(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryEnumerateKernels", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *kernels];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        kernels = (CUkernel *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_library_enumerate_kernels(kernels, numKernels, lib);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("kernels", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuLibraryGetModule is called in the older releases where its call differs */
@@ -2458,6 +3166,18 @@ static void test_cubind_driver_library_get_module(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetModule", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pMod];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pMod = (CUmodule *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_library_get_module(pMod, library);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pMod", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2499,6 +3219,18 @@ static void test_cubind_driver_kernel_get_function(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetFunction", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pFunc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pFunc = (CUfunction *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_kernel_get_function(pFunc, kernel);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pFunc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuKernelGetLibrary is called in the older releases where its call differs */
@@ -2539,6 +3271,18 @@ static void test_cubind_driver_kernel_get_library(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetLibrary", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pLib];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pLib = (CUlibrary *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_kernel_get_library(pLib, kernel);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pLib", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2584,6 +3328,22 @@ static void test_cubind_driver_library_get_global(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetGlobal", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptr];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptr = (CUdeviceptr *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_library_get_global(dptr, bytes, library, name);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptr", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cuLibraryGetManaged is called in the older releases where its call differs */
@@ -2628,6 +3388,22 @@ static void test_cubind_driver_library_get_managed(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetManaged", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptr];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptr = (CUdeviceptr *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_library_get_managed(dptr, bytes, library, name);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptr", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cuLibraryGetUnifiedFunction is called in the older releases where its call differs */
@@ -2669,6 +3445,18 @@ static void test_cubind_driver_library_get_unified_function(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLibraryGetUnifiedFunction", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *fptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        fptr = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_library_get_unified_function(fptr, library, symbol);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("fptr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2713,6 +3501,18 @@ static void test_cubind_driver_kernel_get_attribute(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pi];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pi = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_kernel_get_attribute(pi, attrib, kernel, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pi", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2840,6 +3640,18 @@ static void test_cubind_driver_kernel_get_name(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetName", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *name];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        name = (const char **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_kernel_get_name(name, hfunc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("name", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuKernelGetParamInfo is called in the older releases where its call differs */
@@ -2884,6 +3696,22 @@ static void test_cubind_driver_kernel_get_param_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuKernelGetParamInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *paramOffset];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *paramSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        paramOffset = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        paramSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_kernel_get_param_info(kernel, paramIndex, paramOffset, paramSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("paramOffset", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("paramSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_mem_get_info(void **cubind_state)
@@ -2912,6 +3740,22 @@ static void test_cubind_driver_mem_get_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *free];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *total];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        free = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        total = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_get_info(free, total);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("free", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("total", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_mem_alloc(void **cubind_state)
@@ -2939,6 +3783,18 @@ static void test_cubind_driver_mem_alloc(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAlloc", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptr = (CUdeviceptr *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_alloc(dptr, bytesize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2973,6 +3829,22 @@ static void test_cubind_driver_mem_alloc_pitch(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocPitch", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptr];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pPitch];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptr = (CUdeviceptr *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pPitch = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_alloc_pitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptr", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pPitch", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -3030,6 +3902,22 @@ static void test_cubind_driver_mem_get_address_range(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAddressRange", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pbase];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *psize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pbase = (CUdeviceptr *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        psize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_get_address_range(pbase, psize, dptr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pbase", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("psize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_mem_alloc_host(void **cubind_state)
@@ -3057,6 +3945,18 @@ static void test_cubind_driver_mem_alloc_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pp];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pp = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_alloc_host(pp, bytesize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pp", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3114,6 +4014,18 @@ static void test_cubind_driver_mem_host_alloc(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostAlloc", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pp];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pp = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_host_alloc(pp, bytesize, Flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pp", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_mem_host_get_device_pointer(void **cubind_state)
@@ -3144,6 +4056,18 @@ static void test_cubind_driver_mem_host_get_device_pointer(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostGetDevicePointer", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pdptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pdptr = (CUdeviceptr *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_host_get_device_pointer(pdptr, p, Flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pdptr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_mem_host_get_flags(void **cubind_state)
@@ -3171,6 +4095,18 @@ static void test_cubind_driver_mem_host_get_flags(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemHostGetFlags", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pFlags];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pFlags = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_host_get_flags(pFlags, p);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pFlags", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3201,6 +4137,18 @@ static void test_cubind_driver_mem_alloc_managed(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocManaged", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptr = (CUdeviceptr *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_alloc_managed(dptr, bytesize, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3245,6 +4193,18 @@ static void test_cubind_driver_device_register_async_notification(void **cubind_
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceRegisterAsyncNotification", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *callback];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        callback = (CUasyncCallbackHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_register_async_notification(device, callbackFunc, userData, callback);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("callback", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3314,6 +4274,18 @@ static void test_cubind_driver_device_get_by_pci_bus_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetByPCIBusId", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dev];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dev = (CUdevice *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_by_pci_bus_id(dev, pciBusId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dev", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_device_get_pci_bus_id(void **cubind_state)
@@ -3344,6 +4316,18 @@ static void test_cubind_driver_device_get_pci_bus_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetPCIBusId", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pciBusId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pciBusId = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_pci_bus_id(pciBusId, len, dev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pciBusId", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_ipc_get_event_handle(void **cubind_state)
@@ -3371,6 +4355,18 @@ static void test_cubind_driver_ipc_get_event_handle(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcGetEventHandle", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pHandle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pHandle = (CUipcEventHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ipc_get_event_handle(pHandle, event);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pHandle", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3401,6 +4397,18 @@ static void test_cubind_driver_ipc_open_event_handle(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcOpenEventHandle", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phEvent];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phEvent = (CUevent *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ipc_open_event_handle(phEvent, handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phEvent", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_ipc_get_mem_handle(void **cubind_state)
@@ -3428,6 +4436,18 @@ static void test_cubind_driver_ipc_get_mem_handle(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcGetMemHandle", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pHandle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pHandle = (CUipcMemHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ipc_get_mem_handle(pHandle, dptr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pHandle", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3459,6 +4479,18 @@ static void test_cubind_driver_ipc_open_mem_handle(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuIpcOpenMemHandle", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pdptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pdptr = (CUdeviceptr *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ipc_open_mem_handle(pdptr, handle, Flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pdptr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4332,6 +5364,34 @@ static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpyBatchAsync", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dsts];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *srcs];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *sizes];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *attrs];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *attrsIdxs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dsts = (CUdeviceptr *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        srcs = (CUdeviceptr *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        sizes = (size_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        attrs = (CUmemcpyAttributes *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        attrsIdxs = (size_t *)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_memcpy_batch_async(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dsts", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("srcs", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("sizes", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("attrs", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("attrsIdxs", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 /* How cuMemcpy3DBatchAsync is called in the older releases where its call differs */
@@ -4377,6 +5437,18 @@ static void test_cubind_driver_memcpy3_d_batch_async(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemcpy3DBatchAsync", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *opList];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        opList = (CUDA_MEMCPY3D_BATCH_OP *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_memcpy3_d_batch_async(numOps, opList, flags, hStream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("opList", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4802,6 +5874,18 @@ static void test_cubind_driver_array_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pHandle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pHandle = (CUarray *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_array_create(pHandle, pAllocateArray);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pHandle", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_array_get_descriptor(void **cubind_state)
@@ -4829,6 +5913,18 @@ static void test_cubind_driver_array_get_descriptor(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetDescriptor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pArrayDescriptor];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pArrayDescriptor = (CUDA_ARRAY_DESCRIPTOR *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_array_get_descriptor(pArrayDescriptor, hArray);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pArrayDescriptor", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4858,6 +5954,18 @@ static void test_cubind_driver_array_get_sparse_properties(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetSparseProperties", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sparseProperties];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sparseProperties = (CUDA_ARRAY_SPARSE_PROPERTIES *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_array_get_sparse_properties(sparseProperties, array);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sparseProperties", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_mipmapped_array_get_sparse_properties(void **cubind_state)
@@ -4885,6 +5993,18 @@ static void test_cubind_driver_mipmapped_array_get_sparse_properties(void **cubi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayGetSparseProperties", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sparseProperties];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sparseProperties = (CUDA_ARRAY_SPARSE_PROPERTIES *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mipmapped_array_get_sparse_properties(sparseProperties, mipmap);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sparseProperties", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4916,6 +6036,18 @@ static void test_cubind_driver_array_get_memory_requirements(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetMemoryRequirements", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *memoryRequirements];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        memoryRequirements = (CUDA_ARRAY_MEMORY_REQUIREMENTS *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_array_get_memory_requirements(memoryRequirements, array, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("memoryRequirements", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_mipmapped_array_get_memory_requirements(void **cubind_state)
@@ -4946,6 +6078,18 @@ static void test_cubind_driver_mipmapped_array_get_memory_requirements(void **cu
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayGetMemoryRequirements", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *memoryRequirements];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        memoryRequirements = (CUDA_ARRAY_MEMORY_REQUIREMENTS *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mipmapped_array_get_memory_requirements(memoryRequirements, mipmap, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("memoryRequirements", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_array_get_plane(void **cubind_state)
@@ -4975,6 +6119,18 @@ static void test_cubind_driver_array_get_plane(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArrayGetPlane", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pPlaneArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pPlaneArray = (CUarray *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_array_get_plane(pPlaneArray, hArray, planeIdx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pPlaneArray", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5030,6 +6186,18 @@ static void test_cubind_driver_array3_d_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArray3DCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pHandle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pHandle = (CUarray *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_array3_d_create(pHandle, pAllocateArray);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pHandle", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_array3_d_get_descriptor(void **cubind_state)
@@ -5057,6 +6225,18 @@ static void test_cubind_driver_array3_d_get_descriptor(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuArray3DGetDescriptor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pArrayDescriptor];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pArrayDescriptor = (CUDA_ARRAY3D_DESCRIPTOR *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_array3_d_get_descriptor(pArrayDescriptor, hArray);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pArrayDescriptor", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5088,6 +6268,18 @@ static void test_cubind_driver_mipmapped_array_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pHandle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pHandle = (CUmipmappedArray *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mipmapped_array_create(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pHandle", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_mipmapped_array_get_level(void **cubind_state)
@@ -5117,6 +6309,18 @@ static void test_cubind_driver_mipmapped_array_get_level(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMipmappedArrayGetLevel", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pLevelArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pLevelArray = (CUarray *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mipmapped_array_get_level(pLevelArray, hMipmappedArray, level);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pLevelArray", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5226,6 +6430,22 @@ static void test_cubind_driver_mem_batch_decompress_async(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemBatchDecompressAsync", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *paramsArray];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *errorIndex];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        paramsArray = (CUmemDecompressParams *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        errorIndex = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_batch_decompress_async(paramsArray, count, flags, errorIndex, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("paramsArray", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("errorIndex", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_mem_address_reserve(void **cubind_state)
@@ -5259,6 +6479,18 @@ static void test_cubind_driver_mem_address_reserve(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAddressReserve", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ptr = (CUdeviceptr *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_address_reserve(ptr, size, alignment, addr, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ptr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5319,6 +6551,18 @@ static void test_cubind_driver_mem_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (CUmemGenericAllocationHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_create(handle, size, prop, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5410,6 +6654,18 @@ static void test_cubind_driver_mem_map_array_async(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemMapArrayAsync", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mapInfoList];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mapInfoList = (CUarrayMapInfo *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_map_array_async(mapInfoList, count, hStream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mapInfoList", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_mem_unmap(void **cubind_state)
@@ -5500,6 +6756,18 @@ static void test_cubind_driver_mem_get_access(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAccess", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *flags];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        flags = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_get_access(flags, location, ptr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("flags", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_mem_export_to_shareable_handle(void **cubind_state)
@@ -5562,6 +6830,18 @@ static void test_cubind_driver_mem_import_from_shareable_handle(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemImportFromShareableHandle", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (CUmemGenericAllocationHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_import_from_shareable_handle(handle, osHandle, shHandleType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_mem_get_allocation_granularity(void **cubind_state)
@@ -5592,6 +6872,18 @@ static void test_cubind_driver_mem_get_allocation_granularity(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAllocationGranularity", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *granularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        granularity = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_get_allocation_granularity(granularity, prop, option);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("granularity", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_mem_get_allocation_properties_from_handle(void **cubind_state)
@@ -5620,6 +6912,18 @@ static void test_cubind_driver_mem_get_allocation_properties_from_handle(void **
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetAllocationPropertiesFromHandle", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *prop];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        prop = (CUmemAllocationProp *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_get_allocation_properties_from_handle(prop, handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("prop", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_mem_retain_allocation_handle(void **cubind_state)
@@ -5647,6 +6951,18 @@ static void test_cubind_driver_mem_retain_allocation_handle(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemRetainAllocationHandle", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (CUmemGenericAllocationHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_retain_allocation_handle(handle, addr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5705,6 +7021,18 @@ static void test_cubind_driver_mem_alloc_async(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocAsync", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptr = (CUdeviceptr *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_alloc_async(dptr, bytesize, hStream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5854,6 +7182,22 @@ static void test_cubind_driver_mem_pool_get_access(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolGetAccess", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *flags];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *location];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        flags = (CUmemAccess_flags *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        location = (CUmemLocation *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_pool_get_access(flags, memPool, location);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("flags", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("location", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cuMemPoolCreate is called in the older releases where its call differs */
@@ -5909,6 +7253,18 @@ static void test_cubind_driver_mem_pool_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pool];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pool = (CUmemoryPool *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_pool_create(pool, poolProps);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pool", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5980,6 +7336,22 @@ static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetDefaultMemPool", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pool_out];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *location];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pool_out = (CUmemoryPool *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        location = (CUmemLocation *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_get_default_mem_pool(pool_out, location, type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pool_out", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("location", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cuMemGetMemPool is called in the older releases where its call differs */
@@ -6023,6 +7395,22 @@ static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemGetMemPool", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pool];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *location];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pool = (CUmemoryPool *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        location = (CUmemLocation *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_get_mem_pool(pool, location, type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pool", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("location", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6068,6 +7456,18 @@ static void test_cubind_driver_mem_set_mem_pool(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemSetMemPool", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *location];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        location = (CUmemLocation *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_set_mem_pool(location, type, pool);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("location", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_mem_alloc_from_pool_async(void **cubind_state)
@@ -6099,6 +7499,18 @@ static void test_cubind_driver_mem_alloc_from_pool_async(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemAllocFromPoolAsync", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptr = (CUdeviceptr *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_alloc_from_pool_async(dptr, bytesize, pool, hStream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6164,6 +7576,18 @@ static void test_cubind_driver_mem_pool_import_from_shareable_handle(void **cubi
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolImportFromShareableHandle", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pool_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pool_out = (CUmemoryPool *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_pool_import_from_shareable_handle(pool_out, handle, handleType, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pool_out", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_mem_pool_export_pointer(void **cubind_state)
@@ -6191,6 +7615,18 @@ static void test_cubind_driver_mem_pool_export_pointer(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolExportPointer", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *shareData_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        shareData_out = (CUmemPoolPtrExportData *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_pool_export_pointer(shareData_out, ptr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("shareData_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6221,6 +7657,22 @@ static void test_cubind_driver_mem_pool_import_pointer(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPoolImportPointer", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ptr_out];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *shareData];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ptr_out = (CUdeviceptr *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        shareData = (CUmemPoolPtrExportData *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_pool_import_pointer(ptr_out, pool, shareData);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ptr_out", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("shareData", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6261,6 +7713,18 @@ static void test_cubind_driver_multicast_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mcHandle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mcHandle = (CUmemGenericAllocationHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_multicast_create(mcHandle, prop);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mcHandle", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6482,6 +7946,18 @@ static void test_cubind_driver_multicast_get_granularity(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMulticastGetGranularity", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *granularity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        granularity = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_multicast_get_granularity(granularity, prop, option);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("granularity", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_pointer_get_attribute(void **cubind_state)
@@ -6662,6 +8138,30 @@ static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemPrefetchBatchAsync", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptrs];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sizes];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *prefetchLocs];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *prefetchLocIdxs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptrs = (CUdeviceptr *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sizes = (size_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        prefetchLocs = (CUmemLocation *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        prefetchLocIdxs = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptrs", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sizes", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("prefetchLocs", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("prefetchLocIdxs", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 /* How cuMemDiscardBatchAsync is called in the older releases where its call differs */
@@ -6709,6 +8209,22 @@ static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemDiscardBatchAsync", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptrs];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sizes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptrs = (CUdeviceptr *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sizes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_discard_batch_async(dptrs, sizes, count, flags, hStream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptrs", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sizes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6763,6 +8279,30 @@ static void test_cubind_driver_mem_discard_and_prefetch_batch_async(void **cubin
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemDiscardAndPrefetchBatchAsync", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptrs];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sizes];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *prefetchLocs];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *prefetchLocIdxs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptrs = (CUdeviceptr *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sizes = (size_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        prefetchLocs = (CUmemLocation *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        prefetchLocIdxs = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_discard_and_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptrs", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sizes", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("prefetchLocs", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("prefetchLocIdxs", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -6834,6 +8374,26 @@ static void test_cubind_driver_mem_range_get_attributes(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuMemRangeGetAttributes", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *data];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dataSizes];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *attributes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        data = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dataSizes = (size_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        attributes = (CUmem_range_attribute *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_mem_range_get_attributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("data", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dataSizes", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("attributes", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_driver_pointer_set_attribute(void **cubind_state)
@@ -6896,6 +8456,22 @@ static void test_cubind_driver_pointer_get_attributes(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuPointerGetAttributes", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *attributes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *data];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        attributes = (CUpointer_attribute *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        data = (void **)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_pointer_get_attributes(numAttributes, attributes, data, ptr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("attributes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("data", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_stream_create(void **cubind_state)
@@ -6923,6 +8499,18 @@ static void test_cubind_driver_stream_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamCreate", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phStream];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phStream = (CUstream *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_stream_create(phStream, Flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phStream", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6954,6 +8542,18 @@ static void test_cubind_driver_stream_create_with_priority(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamCreateWithPriority", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phStream];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phStream = (CUstream *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_stream_create_with_priority(phStream, flags, priority);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phStream", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_stream_get_priority(void **cubind_state)
@@ -6981,6 +8581,18 @@ static void test_cubind_driver_stream_get_priority(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetPriority", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *priority];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        priority = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_stream_get_priority(hStream, priority);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("priority", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7024,6 +8636,18 @@ static void test_cubind_driver_stream_get_device(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetDevice", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device = (CUdevice *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_stream_get_device(hStream, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_stream_get_flags(void **cubind_state)
@@ -7051,6 +8675,18 @@ static void test_cubind_driver_stream_get_flags(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetFlags", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *flags];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        flags = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_stream_get_flags(hStream, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("flags", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7092,6 +8728,18 @@ static void test_cubind_driver_stream_get_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetId", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *streamId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        streamId = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_stream_get_id(hStream, streamId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("streamId", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_stream_get_ctx(void **cubind_state)
@@ -7119,6 +8767,18 @@ static void test_cubind_driver_stream_get_ctx(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetCtx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pctx];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pctx = (CUcontext *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_stream_get_ctx(hStream, pctx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pctx", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7162,6 +8822,22 @@ static void test_cubind_driver_stream_get_ctx_v2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetCtx_v2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pCtx];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pGreenCtx];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pCtx = (CUcontext *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pGreenCtx = (CUgreenCtx *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_stream_get_ctx_v2(hStream, pCtx, pGreenCtx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pCtx", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pGreenCtx", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -7327,6 +9003,18 @@ static void test_cubind_driver_thread_exchange_stream_capture_mode(void **cubind
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuThreadExchangeStreamCaptureMode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (CUstreamCaptureMode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_thread_exchange_stream_capture_mode(mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_stream_end_capture(void **cubind_state)
@@ -7355,6 +9043,18 @@ static void test_cubind_driver_stream_end_capture(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamEndCapture", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraph];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraph = (CUgraph *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_stream_end_capture(hStream, phGraph);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraph", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_stream_is_capturing(void **cubind_state)
@@ -7382,6 +9082,18 @@ static void test_cubind_driver_stream_is_capturing(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamIsCapturing", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *captureStatus];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        captureStatus = (CUstreamCaptureStatus *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_stream_is_capturing(hStream, captureStatus);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("captureStatus", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7435,6 +9147,38 @@ static void test_cubind_driver_stream_get_capture_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetCaptureInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *captureStatus_out];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *id_out];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *graph_out];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dependencies_out];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *edgeData_out];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *numDependencies_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        captureStatus_out = (CUstreamCaptureStatus *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        id_out = (cuuint64_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        graph_out = (CUgraph *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dependencies_out = (const CUgraphNode **)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        edgeData_out = (const CUgraphEdgeData **)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        numDependencies_out = (size_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_stream_get_capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("captureStatus_out", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("id_out", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("graph_out", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dependencies_out", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("edgeData_out", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("numDependencies_out", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 /* How cuStreamUpdateCaptureDependencies is called in the older releases where its call differs */
@@ -7482,6 +9226,18 @@ static void test_cubind_driver_stream_update_capture_dependencies(void **cubind_
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamUpdateCaptureDependencies", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dependencies];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dependencies = (CUgraphNode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_stream_update_capture_dependencies(hStream, dependencies, dependencyData, numDependencies, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dependencies", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7651,6 +9407,18 @@ static void test_cubind_driver_stream_get_attribute(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *value_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        value_out = (CUstreamAttrValue *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_stream_get_attribute(hStream, attr, value_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("value_out", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_stream_set_attribute(void **cubind_state)
@@ -7708,6 +9476,18 @@ static void test_cubind_driver_event_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phEvent];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phEvent = (CUevent *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_event_create(phEvent, Flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phEvent", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7889,6 +9669,18 @@ static void test_cubind_driver_event_elapsed_time(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuEventElapsedTime", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pMilliseconds];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pMilliseconds = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_event_elapsed_time(pMilliseconds, hStart, hEnd);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pMilliseconds", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_import_external_memory(void **cubind_state)
@@ -7916,6 +9708,18 @@ static void test_cubind_driver_import_external_memory(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuImportExternalMemory", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *extMem_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        extMem_out = (CUexternalMemory *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_import_external_memory(extMem_out, memHandleDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("extMem_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7947,6 +9751,18 @@ static void test_cubind_driver_external_memory_get_mapped_buffer(void **cubind_s
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuExternalMemoryGetMappedBuffer", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *devPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        devPtr = (CUdeviceptr *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_external_memory_get_mapped_buffer(devPtr, extMem, bufferDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("devPtr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_external_memory_get_mapped_mipmapped_array(void **cubind_state)
@@ -7976,6 +9792,18 @@ static void test_cubind_driver_external_memory_get_mapped_mipmapped_array(void *
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuExternalMemoryGetMappedMipmappedArray", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mipmap];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mipmap = (CUmipmappedArray *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_external_memory_get_mapped_mipmapped_array(mipmap, extMem, mipmapDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mipmap", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8030,6 +9858,18 @@ static void test_cubind_driver_import_external_semaphore(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuImportExternalSemaphore", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *extSem_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        extSem_out = (CUexternalSemaphore *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_import_external_semaphore(extSem_out, semHandleDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("extSem_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8281,6 +10121,18 @@ static void test_cubind_driver_stream_batch_mem_op(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamBatchMemOp", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *paramArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        paramArray = (CUstreamBatchMemOpParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_stream_batch_mem_op(stream, count, paramArray, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("paramArray", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_func_get_attribute(void **cubind_state)
@@ -8310,6 +10162,18 @@ static void test_cubind_driver_func_get_attribute(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pi];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pi = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_func_get_attribute(pi, attrib, hfunc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pi", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8397,6 +10261,18 @@ static void test_cubind_driver_func_get_module(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetModule", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *hmod];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        hmod = (CUmodule *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_func_get_module(hmod, hfunc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("hmod", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuFuncGetName is called in the older releases where its call differs */
@@ -8436,6 +10312,18 @@ static void test_cubind_driver_func_get_name(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetName", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *name];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        name = (const char **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_func_get_name(name, hfunc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("name", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8481,6 +10369,22 @@ static void test_cubind_driver_func_get_param_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncGetParamInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *paramOffset];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *paramSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        paramOffset = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        paramSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_func_get_param_info(func, paramIndex, paramOffset, paramSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("paramOffset", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("paramSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cuFuncIsLoaded is called in the older releases where its call differs */
@@ -8520,6 +10424,18 @@ static void test_cubind_driver_func_is_loaded(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuFuncIsLoaded", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *state];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        state = (CUfunctionLoadingState *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_func_is_loaded(state, function);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("state", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8605,6 +10521,22 @@ static void test_cubind_driver_launch_kernel(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchKernel", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *kernelParams];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *extra];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        kernelParams = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        extra = (void **)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_launch_kernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("kernelParams", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("extra", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_launch_kernel_ex(void **cubind_state)
@@ -8636,6 +10568,22 @@ static void test_cubind_driver_launch_kernel_ex(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchKernelEx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *kernelParams];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *extra];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        kernelParams = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        extra = (void **)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_launch_kernel_ex(config, f, kernelParams, extra);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("kernelParams", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("extra", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -8681,6 +10629,18 @@ static void test_cubind_driver_launch_cooperative_kernel(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchCooperativeKernel", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *kernelParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        kernelParams = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_launch_cooperative_kernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("kernelParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_launch_cooperative_kernel_multi_device(void **cubind_state)
@@ -8710,6 +10670,18 @@ static void test_cubind_driver_launch_cooperative_kernel_multi_device(void **cub
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLaunchCooperativeKernelMultiDevice", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *launchParamsList];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        launchParamsList = (CUDA_LAUNCH_PARAMS *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_launch_cooperative_kernel_multi_device(launchParamsList, numDevices, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("launchParamsList", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9095,6 +11067,18 @@ static void test_cubind_driver_graph_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraph];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraph = (CUgraph *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_create(phGraph, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraph", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuGraphAddKernelNode is called in the older releases where its call differs */
@@ -9143,6 +11127,18 @@ static void test_cubind_driver_graph_add_kernel_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddKernelNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphNode = (CUgraphNode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_add_kernel_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuGraphKernelNodeGetParams is called in the older releases where its call differs */
@@ -9184,6 +11180,18 @@ static void test_cubind_driver_graph_kernel_node_get_params(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeGetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nodeParams = (CUDA_KERNEL_NODE_PARAMS *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_kernel_node_get_params(hNode, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nodeParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9263,6 +11271,18 @@ static void test_cubind_driver_graph_add_memcpy_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemcpyNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphNode = (CUgraphNode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_add_memcpy_node(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graph_memcpy_node_get_params(void **cubind_state)
@@ -9290,6 +11310,18 @@ static void test_cubind_driver_graph_memcpy_node_get_params(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemcpyNodeGetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nodeParams = (CUDA_MEMCPY3D *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_memcpy_node_get_params(hNode, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nodeParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9355,6 +11387,18 @@ static void test_cubind_driver_graph_add_memset_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemsetNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphNode = (CUgraphNode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_add_memset_node(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graph_memset_node_get_params(void **cubind_state)
@@ -9382,6 +11426,18 @@ static void test_cubind_driver_graph_memset_node_get_params(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemsetNodeGetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nodeParams = (CUDA_MEMSET_NODE_PARAMS *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_memset_node_get_params(hNode, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nodeParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9445,6 +11501,18 @@ static void test_cubind_driver_graph_add_host_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddHostNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphNode = (CUgraphNode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_add_host_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graph_host_node_get_params(void **cubind_state)
@@ -9472,6 +11540,18 @@ static void test_cubind_driver_graph_host_node_get_params(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphHostNodeGetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nodeParams = (CUDA_HOST_NODE_PARAMS *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_host_node_get_params(hNode, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nodeParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9535,6 +11615,18 @@ static void test_cubind_driver_graph_add_child_graph_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddChildGraphNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphNode = (CUgraphNode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_add_child_graph_node(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graph_child_graph_node_get_graph(void **cubind_state)
@@ -9562,6 +11654,18 @@ static void test_cubind_driver_graph_child_graph_node_get_graph(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphChildGraphNodeGetGraph", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraph];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraph = (CUgraph *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_child_graph_node_get_graph(hNode, phGraph);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraph", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9594,6 +11698,18 @@ static void test_cubind_driver_graph_add_empty_node(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddEmptyNode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphNode = (CUgraphNode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_add_empty_node(phGraphNode, hGraph, dependencies, numDependencies);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphNode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9629,6 +11745,18 @@ static void test_cubind_driver_graph_add_event_record_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddEventRecordNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphNode = (CUgraphNode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_add_event_record_node(phGraphNode, hGraph, dependencies, numDependencies, event);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graph_event_record_node_get_event(void **cubind_state)
@@ -9656,6 +11784,18 @@ static void test_cubind_driver_graph_event_record_node_get_event(void **cubind_s
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphEventRecordNodeGetEvent", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *event_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        event_out = (CUevent *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_event_record_node_get_event(hNode, event_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("event_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9719,6 +11859,18 @@ static void test_cubind_driver_graph_add_event_wait_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddEventWaitNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphNode = (CUgraphNode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_add_event_wait_node(phGraphNode, hGraph, dependencies, numDependencies, event);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graph_event_wait_node_get_event(void **cubind_state)
@@ -9746,6 +11898,18 @@ static void test_cubind_driver_graph_event_wait_node_get_event(void **cubind_sta
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphEventWaitNodeGetEvent", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *event_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        event_out = (CUevent *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_event_wait_node_get_event(hNode, event_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("event_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9809,6 +11973,18 @@ static void test_cubind_driver_graph_add_external_semaphores_signal_node(void **
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddExternalSemaphoresSignalNode", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphNode = (CUgraphNode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_add_external_semaphores_signal_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graph_external_semaphores_signal_node_get_params(void **cubind_state)
@@ -9836,6 +12012,18 @@ static void test_cubind_driver_graph_external_semaphores_signal_node_get_params(
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExternalSemaphoresSignalNodeGetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *params_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        params_out = (CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_external_semaphores_signal_node_get_params(hNode, params_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("params_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9899,6 +12087,18 @@ static void test_cubind_driver_graph_add_external_semaphores_wait_node(void **cu
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddExternalSemaphoresWaitNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphNode = (CUgraphNode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_add_external_semaphores_wait_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graph_external_semaphores_wait_node_get_params(void **cubind_state)
@@ -9926,6 +12126,18 @@ static void test_cubind_driver_graph_external_semaphores_wait_node_get_params(vo
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExternalSemaphoresWaitNodeGetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *params_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        params_out = (CUDA_EXT_SEM_WAIT_NODE_PARAMS *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_external_semaphores_wait_node_get_params(hNode, params_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("params_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10003,6 +12215,18 @@ static void test_cubind_driver_graph_add_batch_mem_op_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddBatchMemOpNode", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphNode = (CUgraphNode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_add_batch_mem_op_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuGraphBatchMemOpNodeGetParams is called in the older releases where its call differs */
@@ -10044,6 +12268,18 @@ static void test_cubind_driver_graph_batch_mem_op_node_get_params(void **cubind_
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphBatchMemOpNodeGetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nodeParams_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nodeParams_out = (CUDA_BATCH_MEM_OP_NODE_PARAMS *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_batch_mem_op_node_get_params(hNode, nodeParams_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nodeParams_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10191,6 +12427,22 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemAllocNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphNode];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphNode = (CUgraphNode *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nodeParams = (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_add_mem_alloc_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphNode", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nodeParams", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cuGraphMemAllocNodeGetParams is called in the older releases where its call differs */
@@ -10245,6 +12497,18 @@ static void test_cubind_driver_graph_mem_alloc_node_get_params(void **cubind_sta
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemAllocNodeGetParams", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *params_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        params_out = (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_mem_alloc_node_get_params(hNode, params_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("params_out", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graph_add_mem_free_node(void **cubind_state)
@@ -10279,6 +12543,18 @@ static void test_cubind_driver_graph_add_mem_free_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddMemFreeNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphNode = (CUgraphNode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_add_mem_free_node(phGraphNode, hGraph, dependencies, numDependencies, dptr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graph_mem_free_node_get_params(void **cubind_state)
@@ -10306,6 +12582,18 @@ static void test_cubind_driver_graph_mem_free_node_get_params(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphMemFreeNodeGetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptr_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptr_out = (CUdeviceptr *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_mem_free_node_get_params(hNode, dptr_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptr_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10421,6 +12709,18 @@ static void test_cubind_driver_graph_clone(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphClone", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphClone];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphClone = (CUgraph *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_clone(phGraphClone, originalGraph);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphClone", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graph_node_find_in_clone(void **cubind_state)
@@ -10451,6 +12751,18 @@ static void test_cubind_driver_graph_node_find_in_clone(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeFindInClone", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phNode = (CUgraphNode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_node_find_in_clone(phNode, hOriginalNode, hClonedGraph);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graph_node_get_type(void **cubind_state)
@@ -10478,6 +12790,18 @@ static void test_cubind_driver_graph_node_get_type(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetType", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *type];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        type = (CUgraphNodeType *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_node_get_type(hNode, type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("type", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10509,6 +12833,22 @@ static void test_cubind_driver_graph_get_nodes(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphGetNodes", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nodes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *numNodes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nodes = (CUgraphNode *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        numNodes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_get_nodes(hGraph, nodes, numNodes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nodes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("numNodes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_graph_get_root_nodes(void **cubind_state)
@@ -10538,6 +12878,22 @@ static void test_cubind_driver_graph_get_root_nodes(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphGetRootNodes", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rootNodes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *numRootNodes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rootNodes = (CUgraphNode *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        numRootNodes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_get_root_nodes(hGraph, rootNodes, numRootNodes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rootNodes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("numRootNodes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -10587,6 +12943,30 @@ static void test_cubind_driver_graph_get_edges(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphGetEdges", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *from];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *to];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *edgeData];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *numEdges];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        from = (CUgraphNode *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        to = (CUgraphNode *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        edgeData = (CUgraphEdgeData *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        numEdges = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_get_edges(hGraph, from, to, edgeData, numEdges);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("from", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("to", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("edgeData", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("numEdges", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 /* How cuGraphNodeGetDependencies is called in the older releases where its call differs */
@@ -10633,6 +13013,26 @@ static void test_cubind_driver_graph_node_get_dependencies(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetDependencies", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dependencies];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *edgeData];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *numDependencies];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dependencies = (CUgraphNode *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        edgeData = (CUgraphEdgeData *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        numDependencies = (size_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_node_get_dependencies(hNode, dependencies, edgeData, numDependencies);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dependencies", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("edgeData", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("numDependencies", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 /* How cuGraphNodeGetDependentNodes is called in the older releases where its call differs */
@@ -10678,6 +13078,26 @@ static void test_cubind_driver_graph_node_get_dependent_nodes(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetDependentNodes", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dependentNodes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *edgeData];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *numDependentNodes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dependentNodes = (CUgraphNode *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        edgeData = (CUgraphEdgeData *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        numDependentNodes = (size_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_node_get_dependent_nodes(hNode, dependentNodes, edgeData, numDependentNodes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dependentNodes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("edgeData", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("numDependentNodes", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -10831,6 +13251,18 @@ static void test_cubind_driver_graph_instantiate(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphInstantiate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphExec];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphExec = (CUgraphExec *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_instantiate(phGraphExec, hGraph, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphExec", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuGraphInstantiateWithParams is called in the older releases where its call differs */
@@ -10873,6 +13305,22 @@ static void test_cubind_driver_graph_instantiate_with_params(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphInstantiateWithParams", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphExec];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *instantiateParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphExec = (CUgraphExec *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        instantiateParams = (CUDA_GRAPH_INSTANTIATE_PARAMS *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_instantiate_with_params(phGraphExec, hGraph, instantiateParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphExec", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("instantiateParams", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cuGraphExecGetFlags is called in the older releases where its call differs */
@@ -10912,6 +13360,18 @@ static void test_cubind_driver_graph_exec_get_flags(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecGetFlags", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *flags];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        flags = (cuuint64_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_exec_get_flags(hGraphExec, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("flags", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11261,6 +13721,18 @@ static void test_cubind_driver_graph_node_get_enabled(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeGetEnabled", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *isEnabled];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        isEnabled = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_node_get_enabled(hGraphExec, hNode, isEnabled);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("isEnabled", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graph_upload(void **cubind_state)
@@ -11413,6 +13885,18 @@ static void test_cubind_driver_graph_exec_update(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecUpdate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *resultInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        resultInfo = (CUgraphExecUpdateResultInfo *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_exec_update(hGraphExec, hGraph, resultInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("resultInfo", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graph_kernel_node_copy_attributes(void **cubind_state)
@@ -11470,6 +13954,18 @@ static void test_cubind_driver_graph_kernel_node_get_attribute(void **cubind_sta
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphKernelNodeGetAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *value_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        value_out = (CUkernelNodeAttrValue *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_kernel_node_get_attribute(hNode, attr, value_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("value_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11564,6 +14060,18 @@ static void test_cubind_driver_user_object_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuUserObjectCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *object_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        object_out = (CUuserObject *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_user_object_create(object_out, ptr, destroy, initialRefcount, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("object_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11735,6 +14243,22 @@ static void test_cubind_driver_graph_add_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphAddNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phGraphNode];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phGraphNode = (CUgraphNode *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nodeParams = (CUgraphNodeParams *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_add_node(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phGraphNode", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nodeParams", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cuGraphNodeSetParams is called in the older releases where its call differs */
@@ -11778,6 +14302,18 @@ static void test_cubind_driver_graph_node_set_params(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphNodeSetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nodeParams = (CUgraphNodeParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_node_set_params(hNode, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nodeParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11825,6 +14361,18 @@ static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphExecNodeSetParams", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nodeParams = (CUgraphNodeParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_exec_node_set_params(hGraphExec, hNode, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nodeParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuGraphConditionalHandleCreate is called in the older releases where its call differs */
@@ -11871,6 +14419,18 @@ static void test_cubind_driver_graph_conditional_handle_create(void **cubind_sta
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphConditionalHandleCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pHandle_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pHandle_out = (CUgraphConditionalHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graph_conditional_handle_create(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pHandle_out", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_occupancy_max_active_blocks_per_multiprocessor(void **cubind_state)
@@ -11902,6 +14462,18 @@ static void test_cubind_driver_occupancy_max_active_blocks_per_multiprocessor(vo
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxActiveBlocksPerMultiprocessor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numBlocks];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numBlocks = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_occupancy_max_active_blocks_per_multiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numBlocks", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11936,6 +14508,18 @@ static void test_cubind_driver_occupancy_max_active_blocks_per_multiprocessor_wi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numBlocks];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numBlocks = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numBlocks", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -11972,6 +14556,22 @@ static void test_cubind_driver_occupancy_max_potential_block_size(void **cubind_
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxPotentialBlockSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *minGridSize];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *blockSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        minGridSize = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        blockSize = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_occupancy_max_potential_block_size(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("minGridSize", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("blockSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -12011,6 +14611,22 @@ static void test_cubind_driver_occupancy_max_potential_block_size_with_flags(voi
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxPotentialBlockSizeWithFlags", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *minGridSize];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *blockSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        minGridSize = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        blockSize = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_occupancy_max_potential_block_size_with_flags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("minGridSize", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("blockSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_occupancy_available_dynamic_s_mem_per_block(void **cubind_state)
@@ -12043,6 +14659,18 @@ static void test_cubind_driver_occupancy_available_dynamic_s_mem_per_block(void 
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyAvailableDynamicSMemPerBlock", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dynamicSmemSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dynamicSmemSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_occupancy_available_dynamic_s_mem_per_block(dynamicSmemSize, func, numBlocks, blockSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dynamicSmemSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_occupancy_max_potential_cluster_size(void **cubind_state)
@@ -12073,6 +14701,18 @@ static void test_cubind_driver_occupancy_max_potential_cluster_size(void **cubin
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxPotentialClusterSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *clusterSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        clusterSize = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_occupancy_max_potential_cluster_size(clusterSize, func, config);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("clusterSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_occupancy_max_active_clusters(void **cubind_state)
@@ -12102,6 +14742,18 @@ static void test_cubind_driver_occupancy_max_active_clusters(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuOccupancyMaxActiveClusters", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numClusters];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numClusters = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_occupancy_max_active_clusters(numClusters, func, config);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numClusters", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12194,6 +14846,18 @@ static void test_cubind_driver_tex_ref_set_address(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetAddress", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ByteOffset];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ByteOffset = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_ref_set_address(ByteOffset, hTexRef, dptr, bytes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ByteOffset", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12457,6 +15121,18 @@ static void test_cubind_driver_tex_ref_set_border_color(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefSetBorderColor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBorderColor];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBorderColor = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_ref_set_border_color(hTexRef, pBorderColor);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBorderColor", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_tex_ref_set_flags(void **cubind_state)
@@ -12513,6 +15189,18 @@ static void test_cubind_driver_tex_ref_get_address(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetAddress", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pdptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pdptr = (CUdeviceptr *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_ref_get_address(pdptr, hTexRef);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pdptr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_array(void **cubind_state)
@@ -12541,6 +15229,18 @@ static void test_cubind_driver_tex_ref_get_array(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetArray", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phArray = (CUarray *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_ref_get_array(phArray, hTexRef);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phArray", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_mipmapped_array(void **cubind_state)
@@ -12568,6 +15268,18 @@ static void test_cubind_driver_tex_ref_get_mipmapped_array(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmappedArray", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phMipmappedArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phMipmappedArray = (CUmipmappedArray *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_ref_get_mipmapped_array(phMipmappedArray, hTexRef);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phMipmappedArray", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12599,6 +15311,18 @@ static void test_cubind_driver_tex_ref_get_address_mode(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetAddressMode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pam];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pam = (CUaddress_mode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_ref_get_address_mode(pam, hTexRef, dim);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pam", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_filter_mode(void **cubind_state)
@@ -12626,6 +15350,18 @@ static void test_cubind_driver_tex_ref_get_filter_mode(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetFilterMode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pfm];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pfm = (CUfilter_mode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_ref_get_filter_mode(pfm, hTexRef);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pfm", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12657,6 +15393,22 @@ static void test_cubind_driver_tex_ref_get_format(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetFormat", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pFormat];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pNumChannels];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pFormat = (CUarray_format *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pNumChannels = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_ref_get_format(pFormat, pNumChannels, hTexRef);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pFormat", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pNumChannels", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_mipmap_filter_mode(void **cubind_state)
@@ -12685,6 +15437,18 @@ static void test_cubind_driver_tex_ref_get_mipmap_filter_mode(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmapFilterMode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pfm];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pfm = (CUfilter_mode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_ref_get_mipmap_filter_mode(pfm, hTexRef);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pfm", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_mipmap_level_bias(void **cubind_state)
@@ -12712,6 +15476,18 @@ static void test_cubind_driver_tex_ref_get_mipmap_level_bias(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmapLevelBias", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pbias];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pbias = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_ref_get_mipmap_level_bias(pbias, hTexRef);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pbias", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12743,6 +15519,22 @@ static void test_cubind_driver_tex_ref_get_mipmap_level_clamp(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMipmapLevelClamp", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pminMipmapLevelClamp];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pmaxMipmapLevelClamp];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pminMipmapLevelClamp = (float *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pmaxMipmapLevelClamp = (float *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_ref_get_mipmap_level_clamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pminMipmapLevelClamp", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pmaxMipmapLevelClamp", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_max_anisotropy(void **cubind_state)
@@ -12770,6 +15562,18 @@ static void test_cubind_driver_tex_ref_get_max_anisotropy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetMaxAnisotropy", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pmaxAniso];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pmaxAniso = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_ref_get_max_anisotropy(pmaxAniso, hTexRef);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pmaxAniso", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12799,6 +15603,18 @@ static void test_cubind_driver_tex_ref_get_border_color(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetBorderColor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pBorderColor];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pBorderColor = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_ref_get_border_color(pBorderColor, hTexRef);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pBorderColor", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_tex_ref_get_flags(void **cubind_state)
@@ -12827,6 +15643,18 @@ static void test_cubind_driver_tex_ref_get_flags(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefGetFlags", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pFlags];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pFlags = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_ref_get_flags(pFlags, hTexRef);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pFlags", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_tex_ref_create(void **cubind_state)
@@ -12852,6 +15680,18 @@ static void test_cubind_driver_tex_ref_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexRefCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pTexRef];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pTexRef = (CUtexref *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_ref_create(pTexRef);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pTexRef", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -12937,6 +15777,18 @@ static void test_cubind_driver_surf_ref_get_array(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfRefGetArray", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phArray = (CUarray *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_surf_ref_get_array(phArray, hSurfRef);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phArray", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_tex_object_create(void **cubind_state)
@@ -12968,6 +15820,18 @@ static void test_cubind_driver_tex_object_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pTexObject];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pTexObject = (CUtexObject *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_object_create(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pTexObject", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13023,6 +15887,18 @@ static void test_cubind_driver_tex_object_get_resource_desc(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectGetResourceDesc", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pResDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pResDesc = (CUDA_RESOURCE_DESC *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_object_get_resource_desc(pResDesc, texObject);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pResDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_tex_object_get_texture_desc(void **cubind_state)
@@ -13050,6 +15926,18 @@ static void test_cubind_driver_tex_object_get_texture_desc(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectGetTextureDesc", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pTexDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pTexDesc = (CUDA_TEXTURE_DESC *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_object_get_texture_desc(pTexDesc, texObject);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pTexDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13079,6 +15967,18 @@ static void test_cubind_driver_tex_object_get_resource_view_desc(void **cubind_s
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTexObjectGetResourceViewDesc", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pResViewDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pResViewDesc = (CUDA_RESOURCE_VIEW_DESC *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tex_object_get_resource_view_desc(pResViewDesc, texObject);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pResViewDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_surf_object_create(void **cubind_state)
@@ -13106,6 +16006,18 @@ static void test_cubind_driver_surf_object_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfObjectCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pSurfObject];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pSurfObject = (CUsurfObject *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_surf_object_create(pSurfObject, pResDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pSurfObject", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13160,6 +16072,18 @@ static void test_cubind_driver_surf_object_get_resource_desc(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuSurfObjectGetResourceDesc", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pResDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pResDesc = (CUDA_RESOURCE_DESC *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_surf_object_get_resource_desc(pResDesc, surfObject);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pResDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13220,6 +16144,18 @@ static void test_cubind_driver_tensor_map_encode_tiled(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapEncodeTiled", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *tensorMap];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        tensorMap = (CUtensorMap *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tensor_map_encode_tiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("tensorMap", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13286,6 +16222,18 @@ static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapEncodeIm2col", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *tensorMap];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        tensorMap = (CUtensorMap *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tensor_map_encode_im2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("tensorMap", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13357,6 +16305,18 @@ static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapEncodeIm2colWide", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *tensorMap];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        tensorMap = (CUtensorMap *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tensor_map_encode_im2col_wide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("tensorMap", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuTensorMapReplaceAddress is called in the older releases where its call differs */
@@ -13397,6 +16357,18 @@ static void test_cubind_driver_tensor_map_replace_address(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuTensorMapReplaceAddress", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *tensorMap];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        tensorMap = (CUtensorMap *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_tensor_map_replace_address(tensorMap, globalAddress);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("tensorMap", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_device_can_access_peer(void **cubind_state)
@@ -13426,6 +16398,18 @@ static void test_cubind_driver_device_can_access_peer(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceCanAccessPeer", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *canAccessPeer];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        canAccessPeer = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_can_access_peer(canAccessPeer, dev, peerDev);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("canAccessPeer", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13513,6 +16497,18 @@ static void test_cubind_driver_device_get_p2p_attribute(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetP2PAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *value];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        value = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_p2p_attribute(value, attrib, srcDevice, dstDevice);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("value", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuDeviceGetP2PAtomicCapabilities is called in the older releases where its call differs */
@@ -13560,6 +16556,18 @@ static void test_cubind_driver_device_get_p2p_atomic_capabilities(void **cubind_
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetP2PAtomicCapabilities", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *capabilities];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        capabilities = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_p2p_atomic_capabilities(capabilities, operations, count, srcDevice, dstDevice);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("capabilities", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13619,6 +16627,18 @@ static void test_cubind_driver_graphics_sub_resource_get_mapped_array(void **cub
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsSubResourceGetMappedArray", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pArray = (CUarray *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graphics_sub_resource_get_mapped_array(pArray, resource, arrayIndex, mipLevel);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pArray", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graphics_resource_get_mapped_mipmapped_array(void **cubind_state)
@@ -13646,6 +16666,18 @@ static void test_cubind_driver_graphics_resource_get_mapped_mipmapped_array(void
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsResourceGetMappedMipmappedArray", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pMipmappedArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pMipmappedArray = (CUmipmappedArray *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graphics_resource_get_mapped_mipmapped_array(pMipmappedArray, resource);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pMipmappedArray", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13676,6 +16708,22 @@ static void test_cubind_driver_graphics_resource_get_mapped_pointer(void **cubin
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsResourceGetMappedPointer", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pDevPtr];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pDevPtr = (CUdeviceptr *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graphics_resource_get_mapped_pointer(pDevPtr, pSize, resource);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pDevPtr", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -13735,6 +16783,18 @@ static void test_cubind_driver_graphics_map_resources(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsMapResources", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *resources];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        resources = (CUgraphicsResource *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graphics_map_resources(count, resources, hStream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("resources", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_graphics_unmap_resources(void **cubind_state)
@@ -13764,6 +16824,18 @@ static void test_cubind_driver_graphics_unmap_resources(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGraphicsUnmapResources", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *resources];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        resources = (CUgraphicsResource *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_graphics_unmap_resources(count, resources, hStream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("resources", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13813,6 +16885,22 @@ static void test_cubind_driver_get_proc_address(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetProcAddress", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pfn];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *symbolStatus];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pfn = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        symbolStatus = (CUdriverProcAddressQueryResult *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_get_proc_address(symbol, pfn, cudaVersion, flags, symbolStatus);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pfn", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("symbolStatus", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cuCoredumpGetAttribute is called in the older releases where its call differs */
@@ -13854,6 +16942,18 @@ static void test_cubind_driver_coredump_get_attribute(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpGetAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *size];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        size = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_coredump_get_attribute(attrib, value, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("size", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13897,6 +16997,18 @@ static void test_cubind_driver_coredump_get_attribute_global(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpGetAttributeGlobal", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *size];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        size = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_coredump_get_attribute_global(attrib, value, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("size", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuCoredumpSetAttribute is called in the older releases where its call differs */
@@ -13938,6 +17050,18 @@ static void test_cubind_driver_coredump_set_attribute(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpSetAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *size];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        size = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_coredump_set_attribute(attrib, value, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("size", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -13981,6 +17105,18 @@ static void test_cubind_driver_coredump_set_attribute_global(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCoredumpSetAttributeGlobal", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *size];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        size = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_coredump_set_attribute_global(attrib, value, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("size", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_driver_get_export_table(void **cubind_state)
@@ -14008,6 +17144,18 @@ static void test_cubind_driver_get_export_table(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGetExportTable", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ppExportTable];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ppExportTable = (const void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_get_export_table(ppExportTable, pExportTableId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ppExportTable", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14052,6 +17200,18 @@ static void test_cubind_driver_green_ctx_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phCtx];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phCtx = (CUgreenCtx *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_green_ctx_create(phCtx, desc, dev, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phCtx", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14131,6 +17291,18 @@ static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxFromGreenCtx", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pContext];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pContext = (CUcontext *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_from_green_ctx(pContext, hCtx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pContext", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuDeviceGetDevResource is called in the older releases where its call differs */
@@ -14174,6 +17346,18 @@ static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDeviceGetDevResource", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *resource];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        resource = (CUdevResource *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_device_get_dev_resource(device, resource, type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("resource", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14219,6 +17403,18 @@ static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCtxGetDevResource", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *resource];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        resource = (CUdevResource *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_ctx_get_dev_resource(hCtx, resource, type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("resource", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuGreenCtxGetDevResource is called in the older releases where its call differs */
@@ -14262,6 +17458,18 @@ static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxGetDevResource", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *resource];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        resource = (CUdevResource *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_green_ctx_get_dev_resource(hCtx, resource, type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("resource", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14313,6 +17521,26 @@ static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevSmResourceSplitByCount", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *result];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nbGroups];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *remaining];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        result = (CUdevResource *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nbGroups = (unsigned int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        remaining = (CUdevResource *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_dev_sm_resource_split_by_count(result, nbGroups, input, remaining, useFlags, minCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("result", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nbGroups", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("remaining", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 /* How cuDevResourceGenerateDesc is called in the older releases where its call differs */
@@ -14356,6 +17584,22 @@ static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuDevResourceGenerateDesc", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phDesc];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *resources];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phDesc = (CUdevResourceDesc *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        resources = (CUdevResource *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_dev_resource_generate_desc(phDesc, resources, nbResources);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phDesc", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("resources", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -14477,6 +17721,18 @@ static void test_cubind_driver_stream_get_green_ctx(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuStreamGetGreenCtx", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phCtx];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phCtx = (CUgreenCtx *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_stream_get_green_ctx(hStream, phCtx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phCtx", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuGreenCtxStreamCreate is called in the older releases where its call differs */
@@ -14522,6 +17778,18 @@ static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxStreamCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *phStream];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        phStream = (CUstream *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_green_ctx_stream_create(phStream, greenCtx, flags, priority);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("phStream", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuGreenCtxGetId is called in the older releases where its call differs */
@@ -14563,6 +17831,18 @@ static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuGreenCtxGetId", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *greenCtxId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        greenCtxId = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_green_ctx_get_id(greenCtx, greenCtxId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("greenCtxId", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14607,6 +17887,18 @@ static void test_cubind_driver_logs_register_callback(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsRegisterCallback", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *callback_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        callback_out = (CUlogsCallbackHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_logs_register_callback(callbackFunc, userData, callback_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("callback_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14690,6 +17982,18 @@ static void test_cubind_driver_logs_current(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsCurrent", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *iterator_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        iterator_out = (CUlogIterator *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_logs_current(iterator_out, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("iterator_out", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuLogsDumpToFile is called in the older releases where its call differs */
@@ -14733,6 +18037,18 @@ static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsDumpToFile", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *iterator];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        iterator = (CUlogIterator *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_logs_dump_to_file(iterator, pathToFile, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("iterator", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14780,6 +18096,26 @@ static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuLogsDumpToMemory", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *iterator];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *buffer];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *size];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        iterator = (CUlogIterator *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        buffer = (char *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        size = (size_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_logs_dump_to_memory(iterator, buffer, size, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("iterator", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("buffer", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("size", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 /* How cuCheckpointProcessGetRestoreThreadId is called in the older releases where its call differs */
@@ -14821,6 +18157,18 @@ static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **c
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessGetRestoreThreadId", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *tid];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        tid = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_checkpoint_process_get_restore_thread_id(pid, tid);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("tid", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14864,6 +18212,18 @@ static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessGetState", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *state];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        state = (CUprocessState *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_checkpoint_process_get_state(pid, state);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("state", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuCheckpointProcessLock is called in the older releases where its call differs */
@@ -14905,6 +18265,18 @@ static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessLock", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *args];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        args = (CUcheckpointLockArgs *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_checkpoint_process_lock(pid, args);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("args", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -14948,6 +18320,18 @@ static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessCheckpoint", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *args];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        args = (CUcheckpointCheckpointArgs *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_checkpoint_process_checkpoint(pid, args);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("args", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuCheckpointProcessRestore is called in the older releases where its call differs */
@@ -14990,6 +18374,18 @@ static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessRestore", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *args];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        args = (CUcheckpointRestoreArgs *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_checkpoint_process_restore(pid, args);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("args", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cuCheckpointProcessUnlock is called in the older releases where its call differs */
@@ -15031,6 +18427,18 @@ static void test_cubind_driver_checkpoint_process_unlock(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_DRIVER, "cuCheckpointProcessUnlock", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *args];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        args = (CUcheckpointUnlockArgs *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_driver_checkpoint_process_unlock(pid, args);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("args", cubind_output_0, sizeof cubind_output_0);
     }
 }
 

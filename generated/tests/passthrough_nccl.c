@@ -72,6 +72,18 @@ static void test_cubind_nccl_mem_alloc(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclMemAlloc", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ptr = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_mem_alloc(ptr, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ptr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nccl_mem_free(void **cubind_state)
@@ -150,6 +162,18 @@ static void test_cubind_nccl_get_unique_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGetUniqueId", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *uniqueId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        uniqueId = (ncclUniqueId *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_get_unique_id(uniqueId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("uniqueId", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nccl_comm_init_rank_config(void **cubind_state)
@@ -185,6 +209,22 @@ static void test_cubind_nccl_comm_init_rank_config(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitRankConfig", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *comm];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *config];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        comm = (ncclComm_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        config = (ncclConfig_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_comm_init_rank_config(comm, nranks, commId, rank, config);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("comm", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("config", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nccl_comm_init_rank(void **cubind_state)
@@ -218,6 +258,18 @@ static void test_cubind_nccl_comm_init_rank(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitRank", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *comm];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        comm = (ncclComm_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_comm_init_rank(comm, nranks, commId, rank);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("comm", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nccl_comm_init_all(void **cubind_state)
@@ -247,6 +299,18 @@ static void test_cubind_nccl_comm_init_all(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitAll", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *comm];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        comm = (ncclComm_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_comm_init_all(comm, ndev, devlist);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("comm", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -388,6 +452,22 @@ static void test_cubind_nccl_comm_split(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommSplit", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *newcomm];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *config];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        newcomm = (ncclComm_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        config = (ncclConfig_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_comm_split(comm, color, key, newcomm, config);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("newcomm", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("config", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nccl_comm_shrink(void **cubind_state)
@@ -424,6 +504,26 @@ static void test_cubind_nccl_comm_shrink(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommShrink", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *excludeRanksList];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *newcomm];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *config];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        excludeRanksList = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        newcomm = (ncclComm_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        config = (ncclConfig_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_comm_shrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("excludeRanksList", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("newcomm", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("config", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_nccl_comm_init_rank_scalable(void **cubind_state)
@@ -459,6 +559,26 @@ static void test_cubind_nccl_comm_init_rank_scalable(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommInitRankScalable", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *newcomm];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *commIds];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *config];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        newcomm = (ncclComm_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        commIds = (ncclUniqueId *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        config = (ncclConfig_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_comm_init_rank_scalable(newcomm, nranks, myrank, nId, commIds, config);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("newcomm", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("commIds", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("config", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -560,6 +680,18 @@ static void test_cubind_nccl_comm_get_async_error(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommGetAsyncError", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *asyncError];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        asyncError = (ncclResult_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_comm_get_async_error(comm, asyncError);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("asyncError", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nccl_comm_count(void **cubind_state)
@@ -587,6 +719,18 @@ static void test_cubind_nccl_comm_count(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommCount", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_comm_count(comm, count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -616,6 +760,18 @@ static void test_cubind_nccl_comm_cu_device(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommCuDevice", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_comm_cu_device(comm, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nccl_comm_user_rank(void **cubind_state)
@@ -643,6 +799,18 @@ static void test_cubind_nccl_comm_user_rank(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommUserRank", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rank];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rank = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_comm_user_rank(comm, rank);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rank", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -675,6 +843,18 @@ static void test_cubind_nccl_comm_register(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommRegister", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_comm_register(comm, buff, size, handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -738,6 +918,18 @@ static void test_cubind_nccl_comm_window_register(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclCommWindowRegister", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *win];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        win = (ncclWindow_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_comm_window_register(comm, buff, size, win, winFlags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("win", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nccl_comm_window_deregister(void **cubind_state)
@@ -799,6 +991,18 @@ static void test_cubind_nccl_red_op_create_pre_mul_sum(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclRedOpCreatePreMulSum", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *op];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        op = (ncclRedOp_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_red_op_create_pre_mul_sum(op, scalar, datatype, residence, comm);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("op", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1311,6 +1515,18 @@ static void test_cubind_nccl_group_simulate_end(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NCCL, "ncclGroupSimulateEnd", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *simInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        simInfo = (ncclSimInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nccl_group_simulate_end(simInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("simInfo", cubind_output_0, sizeof cubind_output_0);
     }
 }
 

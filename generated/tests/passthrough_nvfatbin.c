@@ -98,6 +98,22 @@ static void test_cubind_nvfatbin_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVFATBIN, "nvFatbinCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle_indirect];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *options];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle_indirect = (nvFatbinHandle *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        options = (const char **)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvfatbin_create(handle_indirect, options, optionsCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle_indirect", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("options", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvfatbin_destroy(void **cubind_state)
@@ -123,6 +139,18 @@ static void test_cubind_nvfatbin_destroy(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVFATBIN, "nvFatbinDestroy", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle_indirect];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle_indirect = (nvFatbinHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvfatbin_destroy(handle_indirect);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle_indirect", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -257,6 +285,18 @@ static void test_cubind_nvfatbin_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVFATBIN, "nvFatbinSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *size];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        size = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvfatbin_size(handle, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("size", cubind_output_0, sizeof cubind_output_0);
     }
 }
 

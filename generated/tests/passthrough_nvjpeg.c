@@ -99,6 +99,18 @@ static void test_cubind_nvjpeg_get_cudart_property(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegGetCudartProperty", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *value];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        value = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_get_cudart_property(type, value);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("value", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvjpeg_create(void **cubind_state)
@@ -129,6 +141,22 @@ static void test_cubind_nvjpeg_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dev_allocator];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dev_allocator = (nvjpegDevAllocator_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        handle = (nvjpegHandle_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_create(backend, dev_allocator, handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dev_allocator", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("handle", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvjpeg_create_simple(void **cubind_state)
@@ -154,6 +182,18 @@ static void test_cubind_nvjpeg_create_simple(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegCreateSimple", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (nvjpegHandle_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_create_simple(handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -189,6 +229,26 @@ static void test_cubind_nvjpeg_create_ex(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegCreateEx", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dev_allocator];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pinned_allocator];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dev_allocator = (nvjpegDevAllocator_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pinned_allocator = (nvjpegPinnedAllocator_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        handle = (nvjpegHandle_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_create_ex(backend, dev_allocator, pinned_allocator, flags, handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dev_allocator", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pinned_allocator", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("handle", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_nvjpeg_create_ex_v2(void **cubind_state)
@@ -222,6 +282,26 @@ static void test_cubind_nvjpeg_create_ex_v2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegCreateExV2", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dev_allocator];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pinned_allocator];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dev_allocator = (nvjpegDevAllocatorV2_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pinned_allocator = (nvjpegPinnedAllocatorV2_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        handle = (nvjpegHandle_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_create_ex_v2(backend, dev_allocator, pinned_allocator, flags, handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dev_allocator", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pinned_allocator", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("handle", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -305,6 +385,18 @@ static void test_cubind_nvjpeg_get_device_memory_padding(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegGetDeviceMemoryPadding", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *padding];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        padding = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_get_device_memory_padding(padding, handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("padding", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvjpeg_set_pinned_memory_padding(void **cubind_state)
@@ -361,6 +453,18 @@ static void test_cubind_nvjpeg_get_pinned_memory_padding(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegGetPinnedMemoryPadding", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *padding];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        padding = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_get_pinned_memory_padding(padding, handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("padding", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvjpeg_get_hardware_decoder_info(void **cubind_state)
@@ -391,6 +495,22 @@ static void test_cubind_nvjpeg_get_hardware_decoder_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegGetHardwareDecoderInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *num_engines];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *num_cores_per_engine];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        num_engines = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        num_cores_per_engine = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_get_hardware_decoder_info(handle, num_engines, num_cores_per_engine);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("num_engines", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("num_cores_per_engine", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvjpeg_jpeg_state_create(void **cubind_state)
@@ -418,6 +538,18 @@ static void test_cubind_nvjpeg_jpeg_state_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStateCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *jpeg_handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        jpeg_handle = (nvjpegJpegState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_jpeg_state_create(handle, jpeg_handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("jpeg_handle", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -483,6 +615,30 @@ static void test_cubind_nvjpeg_get_image_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegGetImageInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nComponents];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *subsampling];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *widths];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *heights];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nComponents = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        subsampling = (nvjpegChromaSubsampling_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        widths = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        heights = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_get_image_info(handle, data, length, nComponents, subsampling, widths, heights);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nComponents", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("subsampling", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("widths", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("heights", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_nvjpeg_decode(void **cubind_state)
@@ -520,6 +676,18 @@ static void test_cubind_nvjpeg_decode(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecode", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *destination];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        destination = (nvjpegImage_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_decode(handle, jpeg_handle, data, length, output_format, destination, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("destination", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -590,6 +758,18 @@ static void test_cubind_nvjpeg_decode_batched(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeBatched", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *destinations];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        destinations = (nvjpegImage_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_decode_batched(handle, jpeg_handle, data, lengths, destinations, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("destinations", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -691,6 +871,18 @@ static void test_cubind_nvjpeg_encoder_state_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncoderStateCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *encoder_state];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        encoder_state = (nvjpegEncoderState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_encoder_state_create(handle, encoder_state, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("encoder_state", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvjpeg_encoder_state_destroy(void **cubind_state)
@@ -746,6 +938,18 @@ static void test_cubind_nvjpeg_encoder_params_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncoderParamsCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *encoder_params];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        encoder_params = (nvjpegEncoderParams_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_encoder_params_create(handle, encoder_params, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("encoder_params", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -927,6 +1131,18 @@ static void test_cubind_nvjpeg_encode_get_buffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncodeGetBufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *max_stream_length];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        max_stream_length = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_encode_get_buffer_size(handle, encoder_params, image_width, image_height, max_stream_length);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("max_stream_length", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvjpeg_encode_yuv(void **cubind_state)
@@ -1041,6 +1257,22 @@ static void test_cubind_nvjpeg_encode_retrieve_bitstream_device(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncodeRetrieveBitstreamDevice", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *data];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *length];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        data = (unsigned char *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        length = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_encode_retrieve_bitstream_device(handle, encoder_state, data, length, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("data", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("length", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvjpeg_encode_retrieve_bitstream(void **cubind_state)
@@ -1075,6 +1307,22 @@ static void test_cubind_nvjpeg_encode_retrieve_bitstream(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegEncodeRetrieveBitstream", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *data];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *length];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        data = (unsigned char *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        length = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_encode_retrieve_bitstream(handle, encoder_state, data, length, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("data", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("length", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvjpeg_buffer_pinned_create(void **cubind_state)
@@ -1105,6 +1353,22 @@ static void test_cubind_nvjpeg_buffer_pinned_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferPinnedCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pinned_allocator];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *buffer];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pinned_allocator = (nvjpegPinnedAllocator_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        buffer = (nvjpegBufferPinned_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_buffer_pinned_create(handle, pinned_allocator, buffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pinned_allocator", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("buffer", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvjpeg_buffer_pinned_create_v2(void **cubind_state)
@@ -1134,6 +1398,22 @@ static void test_cubind_nvjpeg_buffer_pinned_create_v2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferPinnedCreateV2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pinned_allocator];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *buffer];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pinned_allocator = (nvjpegPinnedAllocatorV2_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        buffer = (nvjpegBufferPinned_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_buffer_pinned_create_v2(handle, pinned_allocator, buffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pinned_allocator", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("buffer", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -1221,6 +1501,22 @@ static void test_cubind_nvjpeg_buffer_device_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferDeviceCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device_allocator];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *buffer];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device_allocator = (nvjpegDevAllocator_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        buffer = (nvjpegBufferDevice_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_buffer_device_create(handle, device_allocator, buffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device_allocator", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("buffer", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvjpeg_buffer_device_create_v2(void **cubind_state)
@@ -1250,6 +1546,22 @@ static void test_cubind_nvjpeg_buffer_device_create_v2(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferDeviceCreateV2", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device_allocator];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *buffer];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device_allocator = (nvjpegDevAllocatorV2_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        buffer = (nvjpegBufferDevice_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_buffer_device_create_v2(handle, device_allocator, buffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device_allocator", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("buffer", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -1337,6 +1649,22 @@ static void test_cubind_nvjpeg_buffer_pinned_retrieve(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferPinnedRetrieve", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *size];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *ptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        size = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        ptr = (void **)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_buffer_pinned_retrieve(buffer, size, ptr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("size", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("ptr", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvjpeg_buffer_device_retrieve(void **cubind_state)
@@ -1366,6 +1694,22 @@ static void test_cubind_nvjpeg_buffer_device_retrieve(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegBufferDeviceRetrieve", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *size];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *ptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        size = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        ptr = (void **)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_buffer_device_retrieve(buffer, size, ptr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("size", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("ptr", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -1450,6 +1794,18 @@ static void test_cubind_nvjpeg_jpeg_stream_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamCreate", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *jpeg_stream];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        jpeg_stream = (nvjpegJpegStream_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_jpeg_stream_create(handle, jpeg_stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("jpeg_stream", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1605,6 +1961,18 @@ static void test_cubind_nvjpeg_jpeg_stream_get_jpeg_encoding(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamGetJpegEncoding", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *jpeg_encoding];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        jpeg_encoding = (nvjpegJpegEncoding_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_jpeg_stream_get_jpeg_encoding(jpeg_stream, jpeg_encoding);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("jpeg_encoding", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvjpeg_jpeg_stream_get_frame_dimensions(void **cubind_state)
@@ -1635,6 +2003,22 @@ static void test_cubind_nvjpeg_jpeg_stream_get_frame_dimensions(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamGetFrameDimensions", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *width];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *height];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        width = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        height = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_jpeg_stream_get_frame_dimensions(jpeg_stream, width, height);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("width", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("height", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvjpeg_jpeg_stream_get_components_num(void **cubind_state)
@@ -1662,6 +2046,18 @@ static void test_cubind_nvjpeg_jpeg_stream_get_components_num(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamGetComponentsNum", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *components_num];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        components_num = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_jpeg_stream_get_components_num(jpeg_stream, components_num);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("components_num", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1695,6 +2091,22 @@ static void test_cubind_nvjpeg_jpeg_stream_get_component_dimensions(void **cubin
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamGetComponentDimensions", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *width];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *height];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        width = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        height = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_jpeg_stream_get_component_dimensions(jpeg_stream, component, width, height);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("width", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("height", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvjpeg_jpeg_stream_get_exif_orientation(void **cubind_state)
@@ -1722,6 +2134,18 @@ static void test_cubind_nvjpeg_jpeg_stream_get_exif_orientation(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamGetExifOrientation", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *orientation_flag];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        orientation_flag = (nvjpegExifOrientation_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_jpeg_stream_get_exif_orientation(jpeg_stream, orientation_flag);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("orientation_flag", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1751,6 +2175,18 @@ static void test_cubind_nvjpeg_jpeg_stream_get_sample_precision(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamGetSamplePrecision", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *precision];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        precision = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_jpeg_stream_get_sample_precision(jpeg_stream, precision);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("precision", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvjpeg_jpeg_stream_get_chroma_subsampling(void **cubind_state)
@@ -1779,6 +2215,18 @@ static void test_cubind_nvjpeg_jpeg_stream_get_chroma_subsampling(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegJpegStreamGetChromaSubsampling", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *chroma_subsampling];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        chroma_subsampling = (nvjpegChromaSubsampling_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_jpeg_stream_get_chroma_subsampling(jpeg_stream, chroma_subsampling);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("chroma_subsampling", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvjpeg_decode_params_create(void **cubind_state)
@@ -1806,6 +2254,18 @@ static void test_cubind_nvjpeg_decode_params_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeParamsCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *decode_params];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        decode_params = (nvjpegDecodeParams_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_decode_params_create(handle, decode_params);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("decode_params", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2009,6 +2469,18 @@ static void test_cubind_nvjpeg_decoder_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecoderCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *decoder_handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        decoder_handle = (nvjpegJpegDecoder_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_decoder_create(nvjpeg_handle, implementation, decoder_handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("decoder_handle", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvjpeg_decoder_destroy(void **cubind_state)
@@ -2067,6 +2539,18 @@ static void test_cubind_nvjpeg_decoder_jpeg_supported(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecoderJpegSupported", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *is_supported];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        is_supported = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_decoder_jpeg_supported(decoder_handle, jpeg_stream, decode_params, is_supported);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("is_supported", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvjpeg_decode_batched_supported(void **cubind_state)
@@ -2096,6 +2580,18 @@ static void test_cubind_nvjpeg_decode_batched_supported(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeBatchedSupported", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *is_supported];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        is_supported = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_decode_batched_supported(handle, jpeg_stream, is_supported);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("is_supported", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2129,6 +2625,18 @@ static void test_cubind_nvjpeg_decode_batched_supported_ex(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeBatchedSupportedEx", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *is_supported];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        is_supported = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_decode_batched_supported_ex(handle, jpeg_stream, decode_params, is_supported);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("is_supported", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvjpeg_decoder_state_create(void **cubind_state)
@@ -2158,6 +2666,18 @@ static void test_cubind_nvjpeg_decoder_state_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecoderStateCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *decoder_state];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        decoder_state = (nvjpegJpegState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_decoder_state_create(nvjpeg_handle, decoder_handle, decoder_state);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("decoder_state", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2196,6 +2716,18 @@ static void test_cubind_nvjpeg_decode_jpeg(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeJpeg", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *destination];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        destination = (nvjpegImage_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_decode_jpeg(handle, decoder, decoder_state, jpeg_bitstream, destination, decode_params, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("destination", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2299,6 +2831,18 @@ static void test_cubind_nvjpeg_decode_jpeg_device(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeJpegDevice", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *destination];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        destination = (nvjpegImage_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_decode_jpeg_device(handle, decoder, decoder_state, destination, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("destination", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvjpeg_decode_batched_ex(void **cubind_state)
@@ -2336,6 +2880,22 @@ static void test_cubind_nvjpeg_decode_batched_ex(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVJPEG, "nvjpegDecodeBatchedEx", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *destinations];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *decode_params];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        destinations = (nvjpegImage_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        decode_params = (nvjpegDecodeParams_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvjpeg_decode_batched_ex(handle, jpeg_handle, data, lengths, destinations, decode_params, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("destinations", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("decode_params", cubind_output_1, sizeof cubind_output_1);
     }
 }
 

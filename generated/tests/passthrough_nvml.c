@@ -171,6 +171,18 @@ static void test_cubind_nvml_system_get_driver_version(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetDriverVersion", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *version];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        version = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_system_get_driver_version(version, length);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("version", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_system_get_nvml_version(void **cubind_state)
@@ -198,6 +210,18 @@ static void test_cubind_nvml_system_get_nvml_version(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetNVMLVersion", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *version];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        version = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_system_get_nvml_version(version, length);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("version", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -251,6 +275,18 @@ static void test_cubind_nvml_system_get_cuda_driver_version_v2(void **cubind_sta
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetCudaDriverVersion_v2", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *cudaDriverVersion];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        cudaDriverVersion = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_system_get_cuda_driver_version_v2(cudaDriverVersion);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("cudaDriverVersion", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_system_get_process_name(void **cubind_state)
@@ -281,6 +317,18 @@ static void test_cubind_nvml_system_get_process_name(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetProcessName", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *name];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        name = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_system_get_process_name(pid, name, length);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("name", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_system_get_hic_version(void **cubind_state)
@@ -308,6 +356,22 @@ static void test_cubind_nvml_system_get_hic_version(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetHicVersion", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *hwbcCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *hwbcEntries];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        hwbcCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        hwbcEntries = (nvmlHwbcEntry_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_system_get_hic_version(hwbcCount, hwbcEntries);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("hwbcCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("hwbcEntries", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -339,6 +403,22 @@ static void test_cubind_nvml_system_get_topology_gpu_set(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetTopologyGpuSet", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *deviceArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        deviceArray = (nvmlDevice_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_system_get_topology_gpu_set(cpuNumber, count, deviceArray);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("deviceArray", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_unit_get_count(void **cubind_state)
@@ -364,6 +444,18 @@ static void test_cubind_nvml_unit_get_count(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetCount", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *unitCount];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        unitCount = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_unit_get_count(unitCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("unitCount", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -393,6 +485,18 @@ static void test_cubind_nvml_unit_get_handle_by_index(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetHandleByIndex", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *unit];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        unit = (nvmlUnit_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_unit_get_handle_by_index(index, unit);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("unit", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_unit_get_unit_info(void **cubind_state)
@@ -420,6 +524,18 @@ static void test_cubind_nvml_unit_get_unit_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetUnitInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (nvmlUnitInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_unit_get_unit_info(unit, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -449,6 +565,18 @@ static void test_cubind_nvml_unit_get_led_state(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetLedState", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *state];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        state = (nvmlLedState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_unit_get_led_state(unit, state);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("state", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_unit_get_psu_info(void **cubind_state)
@@ -476,6 +604,18 @@ static void test_cubind_nvml_unit_get_psu_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetPsuInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *psu];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        psu = (nvmlPSUInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_unit_get_psu_info(unit, psu);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("psu", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -507,6 +647,18 @@ static void test_cubind_nvml_unit_get_temperature(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetTemperature", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *temp];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        temp = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_unit_get_temperature(unit, type, temp);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("temp", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_unit_get_fan_speed_info(void **cubind_state)
@@ -534,6 +686,18 @@ static void test_cubind_nvml_unit_get_fan_speed_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetFanSpeedInfo", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *fanSpeeds];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        fanSpeeds = (nvmlUnitFanSpeeds_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_unit_get_fan_speed_info(unit, fanSpeeds);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("fanSpeeds", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -565,6 +729,22 @@ static void test_cubind_nvml_unit_get_devices(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlUnitGetDevices", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *deviceCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *devices];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        deviceCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        devices = (nvmlDevice_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_unit_get_devices(unit, deviceCount, devices);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("deviceCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("devices", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_count(void **cubind_state)
@@ -590,6 +770,18 @@ static void test_cubind_nvml_device_get_count(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCount", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *deviceCount];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        deviceCount = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_count(deviceCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("deviceCount", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -619,6 +811,18 @@ static void test_cubind_nvml_device_get_attributes(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAttributes", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *attributes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        attributes = (nvmlDeviceAttributes_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_attributes(device, attributes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("attributes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_handle_by_index(void **cubind_state)
@@ -646,6 +850,18 @@ static void test_cubind_nvml_device_get_handle_by_index(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetHandleByIndex", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device = (nvmlDevice_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_handle_by_index(index, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -675,6 +891,18 @@ static void test_cubind_nvml_device_get_handle_by_serial(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetHandleBySerial", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device = (nvmlDevice_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_handle_by_serial(serial, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_handle_by_uuid(void **cubind_state)
@@ -703,6 +931,18 @@ static void test_cubind_nvml_device_get_handle_by_uuid(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetHandleByUUID", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device = (nvmlDevice_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_handle_by_uuid(uuid, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_handle_by_pci_bus_id(void **cubind_state)
@@ -730,6 +970,18 @@ static void test_cubind_nvml_device_get_handle_by_pci_bus_id(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetHandleByPciBusId", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device = (nvmlDevice_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_handle_by_pci_bus_id(pciBusId, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -761,6 +1013,18 @@ static void test_cubind_nvml_device_get_name(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetName", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *name];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        name = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_name(device, name, length);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("name", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_brand(void **cubind_state)
@@ -789,6 +1053,18 @@ static void test_cubind_nvml_device_get_brand(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetBrand", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *type];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        type = (nvmlBrandType_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_brand(device, type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("type", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_index(void **cubind_state)
@@ -816,6 +1092,18 @@ static void test_cubind_nvml_device_get_index(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetIndex", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *index];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        index = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_index(device, index);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("index", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -847,6 +1135,18 @@ static void test_cubind_nvml_device_get_serial(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSerial", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *serial];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        serial = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_serial(device, serial, length);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("serial", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_module_id(void **cubind_state)
@@ -875,6 +1175,18 @@ static void test_cubind_nvml_device_get_module_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetModuleId", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *moduleId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        moduleId = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_module_id(device, moduleId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("moduleId", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_c2c_mode_info_v(void **cubind_state)
@@ -902,6 +1214,18 @@ static void test_cubind_nvml_device_get_c2c_mode_info_v(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetC2cModeInfoV", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *c2cModeInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        c2cModeInfo = (nvmlC2cModeInfo_v1_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_c2c_mode_info_v(device, c2cModeInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("c2cModeInfo", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -935,6 +1259,18 @@ static void test_cubind_nvml_device_get_memory_affinity(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMemoryAffinity", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nodeSet];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nodeSet = (unsigned long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_memory_affinity(device, nodeSetSize, nodeSet, scope);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nodeSet", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_cpu_affinity_within_scope(void **cubind_state)
@@ -967,6 +1303,18 @@ static void test_cubind_nvml_device_get_cpu_affinity_within_scope(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCpuAffinityWithinScope", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *cpuSet];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        cpuSet = (unsigned long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_cpu_affinity_within_scope(device, cpuSetSize, cpuSet, scope);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("cpuSet", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_cpu_affinity(void **cubind_state)
@@ -996,6 +1344,18 @@ static void test_cubind_nvml_device_get_cpu_affinity(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCpuAffinity", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *cpuSet];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        cpuSet = (unsigned long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_cpu_affinity(device, cpuSetSize, cpuSet);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("cpuSet", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1077,6 +1437,18 @@ static void test_cubind_nvml_device_get_numa_node_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNumaNodeId", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *node];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        node = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_numa_node_id(device, node);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("node", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_topology_common_ancestor(void **cubind_state)
@@ -1106,6 +1478,18 @@ static void test_cubind_nvml_device_get_topology_common_ancestor(void **cubind_s
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetTopologyCommonAncestor", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pathInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pathInfo = (nvmlGpuTopologyLevel_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_topology_common_ancestor(device1, device2, pathInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pathInfo", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1139,6 +1523,22 @@ static void test_cubind_nvml_device_get_topology_nearest_gpus(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetTopologyNearestGpus", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *deviceArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        deviceArray = (nvmlDevice_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_topology_nearest_gpus(device, level, count, deviceArray);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("deviceArray", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_p2p_status(void **cubind_state)
@@ -1171,6 +1571,18 @@ static void test_cubind_nvml_device_get_p2p_status(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetP2PStatus", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *p2pStatus];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        p2pStatus = (nvmlGpuP2PStatus_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_p2p_status(device1, device2, p2pIndex, p2pStatus);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("p2pStatus", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_uuid(void **cubind_state)
@@ -1201,6 +1613,18 @@ static void test_cubind_nvml_device_get_uuid(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetUUID", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *uuid];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        uuid = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_uuid(device, uuid, length);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("uuid", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_minor_number(void **cubind_state)
@@ -1228,6 +1652,18 @@ static void test_cubind_nvml_device_get_minor_number(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMinorNumber", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *minorNumber];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        minorNumber = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_minor_number(device, minorNumber);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("minorNumber", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1258,6 +1694,18 @@ static void test_cubind_nvml_device_get_board_part_number(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetBoardPartNumber", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *partNumber];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        partNumber = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_board_part_number(device, partNumber, length);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("partNumber", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1291,6 +1739,18 @@ static void test_cubind_nvml_device_get_inforom_version(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetInforomVersion", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *version];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        version = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_inforom_version(device, object, version, length);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("version", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_inforom_image_version(void **cubind_state)
@@ -1321,6 +1781,18 @@ static void test_cubind_nvml_device_get_inforom_image_version(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetInforomImageVersion", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *version];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        version = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_inforom_image_version(device, version, length);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("version", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_inforom_configuration_checksum(void **cubind_state)
@@ -1348,6 +1820,18 @@ static void test_cubind_nvml_device_get_inforom_configuration_checksum(void **cu
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetInforomConfigurationChecksum", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *checksum];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        checksum = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_inforom_configuration_checksum(device, checksum);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("checksum", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1405,6 +1889,22 @@ static void test_cubind_nvml_device_get_last_bbx_flush_time(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetLastBBXFlushTime", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *timestamp];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *durationUs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        timestamp = (unsigned long long *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        durationUs = (unsigned long *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_last_bbx_flush_time(device, timestamp, durationUs);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("timestamp", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("durationUs", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_display_mode(void **cubind_state)
@@ -1432,6 +1932,18 @@ static void test_cubind_nvml_device_get_display_mode(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDisplayMode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *display];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        display = (nvmlEnableState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_display_mode(device, display);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("display", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1461,6 +1973,18 @@ static void test_cubind_nvml_device_get_display_active(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDisplayActive", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *isActive];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        isActive = (nvmlEnableState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_display_active(device, isActive);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("isActive", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_persistence_mode(void **cubind_state)
@@ -1488,6 +2012,18 @@ static void test_cubind_nvml_device_get_persistence_mode(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPersistenceMode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (nvmlEnableState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_persistence_mode(device, mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1517,6 +2053,18 @@ static void test_cubind_nvml_device_get_pci_info_ext(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPciInfoExt", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pci];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pci = (nvmlPciInfoExt_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_pci_info_ext(device, pci);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pci", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_pci_info(void **cubind_state)
@@ -1544,6 +2092,18 @@ static void test_cubind_nvml_device_get_pci_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPciInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pci];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pci = (nvmlPciInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_pci_info(device, pci);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pci", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1573,6 +2133,18 @@ static void test_cubind_nvml_device_get_max_pcie_link_generation(void **cubind_s
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMaxPcieLinkGeneration", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *maxLinkGen];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        maxLinkGen = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_max_pcie_link_generation(device, maxLinkGen);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("maxLinkGen", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_gpu_max_pcie_link_generation(void **cubind_state)
@@ -1600,6 +2172,18 @@ static void test_cubind_nvml_device_get_gpu_max_pcie_link_generation(void **cubi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuMaxPcieLinkGeneration", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *maxLinkGenDevice];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        maxLinkGenDevice = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_gpu_max_pcie_link_generation(device, maxLinkGenDevice);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("maxLinkGenDevice", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1629,6 +2213,18 @@ static void test_cubind_nvml_device_get_max_pcie_link_width(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMaxPcieLinkWidth", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *maxLinkWidth];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        maxLinkWidth = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_max_pcie_link_width(device, maxLinkWidth);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("maxLinkWidth", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_curr_pcie_link_generation(void **cubind_state)
@@ -1657,6 +2253,18 @@ static void test_cubind_nvml_device_get_curr_pcie_link_generation(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCurrPcieLinkGeneration", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *currLinkGen];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        currLinkGen = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_curr_pcie_link_generation(device, currLinkGen);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("currLinkGen", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_curr_pcie_link_width(void **cubind_state)
@@ -1684,6 +2292,18 @@ static void test_cubind_nvml_device_get_curr_pcie_link_width(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCurrPcieLinkWidth", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *currLinkWidth];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        currLinkWidth = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_curr_pcie_link_width(device, currLinkWidth);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("currLinkWidth", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1715,6 +2335,18 @@ static void test_cubind_nvml_device_get_pcie_throughput(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPcieThroughput", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *value];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        value = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_pcie_throughput(device, counter, value);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("value", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_pcie_replay_counter(void **cubind_state)
@@ -1742,6 +2374,18 @@ static void test_cubind_nvml_device_get_pcie_replay_counter(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPcieReplayCounter", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *value];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        value = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_pcie_replay_counter(device, value);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("value", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1773,6 +2417,18 @@ static void test_cubind_nvml_device_get_clock_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetClockInfo", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *clock];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        clock = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_clock_info(device, type, clock);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("clock", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_max_clock_info(void **cubind_state)
@@ -1803,6 +2459,18 @@ static void test_cubind_nvml_device_get_max_clock_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMaxClockInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *clock];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        clock = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_max_clock_info(device, type, clock);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("clock", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_gpc_clk_vf_offset(void **cubind_state)
@@ -1830,6 +2498,18 @@ static void test_cubind_nvml_device_get_gpc_clk_vf_offset(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpcClkVfOffset", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *offset];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        offset = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_gpc_clk_vf_offset(device, offset);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("offset", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1861,6 +2541,18 @@ static void test_cubind_nvml_device_get_applications_clock(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetApplicationsClock", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *clockMHz];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        clockMHz = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_applications_clock(device, clockType, clockMHz);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("clockMHz", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_default_applications_clock(void **cubind_state)
@@ -1890,6 +2582,18 @@ static void test_cubind_nvml_device_get_default_applications_clock(void **cubind
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDefaultApplicationsClock", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *clockMHz];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        clockMHz = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_default_applications_clock(device, clockType, clockMHz);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("clockMHz", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1923,6 +2627,18 @@ static void test_cubind_nvml_device_get_clock(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetClock", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *clockMHz];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        clockMHz = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_clock(device, clockType, clockId, clockMHz);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("clockMHz", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_max_customer_boost_clock(void **cubind_state)
@@ -1953,6 +2669,18 @@ static void test_cubind_nvml_device_get_max_customer_boost_clock(void **cubind_s
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMaxCustomerBoostClock", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *clockMHz];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        clockMHz = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_max_customer_boost_clock(device, clockType, clockMHz);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("clockMHz", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_supported_memory_clocks(void **cubind_state)
@@ -1982,6 +2710,22 @@ static void test_cubind_nvml_device_get_supported_memory_clocks(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSupportedMemoryClocks", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *clocksMHz];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        clocksMHz = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_supported_memory_clocks(device, count, clocksMHz);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("clocksMHz", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -2015,6 +2759,22 @@ static void test_cubind_nvml_device_get_supported_graphics_clocks(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSupportedGraphicsClocks", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *clocksMHz];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        clocksMHz = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_supported_graphics_clocks(device, memoryClockMHz, count, clocksMHz);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("clocksMHz", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_auto_boosted_clocks_enabled(void **cubind_state)
@@ -2045,6 +2805,22 @@ static void test_cubind_nvml_device_get_auto_boosted_clocks_enabled(void **cubin
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAutoBoostedClocksEnabled", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *isEnabled];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *defaultIsEnabled];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        isEnabled = (nvmlEnableState_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        defaultIsEnabled = (nvmlEnableState_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_auto_boosted_clocks_enabled(device, isEnabled, defaultIsEnabled);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("isEnabled", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("defaultIsEnabled", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_fan_speed(void **cubind_state)
@@ -2072,6 +2848,18 @@ static void test_cubind_nvml_device_get_fan_speed(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetFanSpeed", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *speed];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        speed = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_fan_speed(device, speed);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("speed", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2103,6 +2891,18 @@ static void test_cubind_nvml_device_get_fan_speed_v2(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetFanSpeed_v2", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *speed];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        speed = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_fan_speed_v2(device, fan, speed);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("speed", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_target_fan_speed(void **cubind_state)
@@ -2132,6 +2932,18 @@ static void test_cubind_nvml_device_get_target_fan_speed(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetTargetFanSpeed", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *targetSpeed];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        targetSpeed = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_target_fan_speed(device, fan, targetSpeed);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("targetSpeed", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2163,6 +2975,22 @@ static void test_cubind_nvml_device_get_min_max_fan_speed(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMinMaxFanSpeed", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *minSpeed];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *maxSpeed];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        minSpeed = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        maxSpeed = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_min_max_fan_speed(device, minSpeed, maxSpeed);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("minSpeed", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("maxSpeed", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_fan_control_policy(void **cubind_state)
@@ -2193,6 +3021,18 @@ static void test_cubind_nvml_device_get_fan_control_policy(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetFanControlPolicy_v2", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *policy];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        policy = (nvmlFanControlPolicy_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_fan_control_policy(device, fan, policy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("policy", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_num_fans(void **cubind_state)
@@ -2220,6 +3060,18 @@ static void test_cubind_nvml_device_get_num_fans(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNumFans", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numFans];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numFans = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_num_fans(device, numFans);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numFans", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2251,6 +3103,18 @@ static void test_cubind_nvml_device_get_temperature(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetTemperature", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *temp];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        temp = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_temperature(device, sensorType, temp);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("temp", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_temperature_threshold(void **cubind_state)
@@ -2280,6 +3144,18 @@ static void test_cubind_nvml_device_get_temperature_threshold(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetTemperatureThreshold", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *temp];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        temp = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_temperature_threshold(device, thresholdType, temp);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("temp", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2311,6 +3187,18 @@ static void test_cubind_nvml_device_get_thermal_settings(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetThermalSettings", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pThermalSettings];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pThermalSettings = (nvmlGpuThermalSettings_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_thermal_settings(device, sensorIndex, pThermalSettings);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pThermalSettings", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_performance_state(void **cubind_state)
@@ -2338,6 +3226,18 @@ static void test_cubind_nvml_device_get_performance_state(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPerformanceState", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pState];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pState = (nvmlPstates_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_performance_state(device, pState);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pState", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2367,6 +3267,18 @@ static void test_cubind_nvml_device_get_current_clocks_event_reasons(void **cubi
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCurrentClocksEventReasons", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *clocksEventReasons];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        clocksEventReasons = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_current_clocks_event_reasons(device, clocksEventReasons);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("clocksEventReasons", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_current_clocks_throttle_reasons(void **cubind_state)
@@ -2394,6 +3306,18 @@ static void test_cubind_nvml_device_get_current_clocks_throttle_reasons(void **c
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCurrentClocksThrottleReasons", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *clocksThrottleReasons];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        clocksThrottleReasons = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_current_clocks_throttle_reasons(device, clocksThrottleReasons);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("clocksThrottleReasons", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2423,6 +3347,18 @@ static void test_cubind_nvml_device_get_supported_clocks_event_reasons(void **cu
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSupportedClocksEventReasons", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *supportedClocksEventReasons];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        supportedClocksEventReasons = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_supported_clocks_event_reasons(device, supportedClocksEventReasons);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("supportedClocksEventReasons", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_supported_clocks_throttle_reasons(void **cubind_state)
@@ -2450,6 +3386,18 @@ static void test_cubind_nvml_device_get_supported_clocks_throttle_reasons(void *
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSupportedClocksThrottleReasons", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *supportedClocksThrottleReasons];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        supportedClocksThrottleReasons = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_supported_clocks_throttle_reasons(device, supportedClocksThrottleReasons);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("supportedClocksThrottleReasons", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2479,6 +3427,18 @@ static void test_cubind_nvml_device_get_power_state(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPowerState", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pState];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pState = (nvmlPstates_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_power_state(device, pState);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pState", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_dynamic_pstates_info(void **cubind_state)
@@ -2507,6 +3467,18 @@ static void test_cubind_nvml_device_get_dynamic_pstates_info(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDynamicPstatesInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pDynamicPstatesInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pDynamicPstatesInfo = (nvmlGpuDynamicPstatesInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_dynamic_pstates_info(device, pDynamicPstatesInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pDynamicPstatesInfo", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_mem_clk_vf_offset(void **cubind_state)
@@ -2534,6 +3506,18 @@ static void test_cubind_nvml_device_get_mem_clk_vf_offset(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMemClkVfOffset", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *offset];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        offset = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_mem_clk_vf_offset(device, offset);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("offset", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2569,6 +3553,22 @@ static void test_cubind_nvml_device_get_min_max_clock_of_p_state(void **cubind_s
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMinMaxClockOfPState", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *minClockMHz];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *maxClockMHz];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        minClockMHz = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        maxClockMHz = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_min_max_clock_of_p_state(device, type, pstate, minClockMHz, maxClockMHz);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("minClockMHz", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("maxClockMHz", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_supported_performance_states(void **cubind_state)
@@ -2598,6 +3598,18 @@ static void test_cubind_nvml_device_get_supported_performance_states(void **cubi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSupportedPerformanceStates", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pstates];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pstates = (nvmlPstates_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_supported_performance_states(device, pstates, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pstates", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2629,6 +3641,22 @@ static void test_cubind_nvml_device_get_gpc_clk_min_max_vf_offset(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpcClkMinMaxVfOffset", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *minOffset];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *maxOffset];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        minOffset = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        maxOffset = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_gpc_clk_min_max_vf_offset(device, minOffset, maxOffset);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("minOffset", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("maxOffset", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_mem_clk_min_max_vf_offset(void **cubind_state)
@@ -2659,6 +3687,22 @@ static void test_cubind_nvml_device_get_mem_clk_min_max_vf_offset(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMemClkMinMaxVfOffset", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *minOffset];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *maxOffset];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        minOffset = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        maxOffset = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_mem_clk_min_max_vf_offset(device, minOffset, maxOffset);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("minOffset", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("maxOffset", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_power_management_mode(void **cubind_state)
@@ -2687,6 +3731,18 @@ static void test_cubind_nvml_device_get_power_management_mode(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPowerManagementMode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (nvmlEnableState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_power_management_mode(device, mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_power_management_limit(void **cubind_state)
@@ -2714,6 +3770,18 @@ static void test_cubind_nvml_device_get_power_management_limit(void **cubind_sta
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPowerManagementLimit", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *limit];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        limit = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_power_management_limit(device, limit);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("limit", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2745,6 +3813,22 @@ static void test_cubind_nvml_device_get_power_management_limit_constraints(void 
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPowerManagementLimitConstraints", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *minLimit];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *maxLimit];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        minLimit = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        maxLimit = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_power_management_limit_constraints(device, minLimit, maxLimit);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("minLimit", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("maxLimit", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_power_management_default_limit(void **cubind_state)
@@ -2772,6 +3856,18 @@ static void test_cubind_nvml_device_get_power_management_default_limit(void **cu
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPowerManagementDefaultLimit", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *defaultLimit];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        defaultLimit = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_power_management_default_limit(device, defaultLimit);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("defaultLimit", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2801,6 +3897,18 @@ static void test_cubind_nvml_device_get_power_usage(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPowerUsage", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *power];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        power = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_power_usage(device, power);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("power", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_total_energy_consumption(void **cubind_state)
@@ -2829,6 +3937,18 @@ static void test_cubind_nvml_device_get_total_energy_consumption(void **cubind_s
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetTotalEnergyConsumption", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *energy];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        energy = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_total_energy_consumption(device, energy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("energy", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_enforced_power_limit(void **cubind_state)
@@ -2856,6 +3976,18 @@ static void test_cubind_nvml_device_get_enforced_power_limit(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetEnforcedPowerLimit", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *limit];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        limit = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_enforced_power_limit(device, limit);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("limit", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2887,6 +4019,22 @@ static void test_cubind_nvml_device_get_gpu_operation_mode(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuOperationMode", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *current];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pending];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        current = (nvmlGpuOperationMode_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pending = (nvmlGpuOperationMode_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_gpu_operation_mode(device, current, pending);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("current", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pending", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_memory_info(void **cubind_state)
@@ -2914,6 +4062,18 @@ static void test_cubind_nvml_device_get_memory_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMemoryInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *memory];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        memory = (nvmlMemory_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_memory_info(device, memory);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("memory", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2943,6 +4103,18 @@ static void test_cubind_nvml_device_get_memory_info_v2(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMemoryInfo_v2", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *memory];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        memory = (nvmlMemory_v2_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_memory_info_v2(device, memory);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("memory", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_compute_mode(void **cubind_state)
@@ -2970,6 +4142,18 @@ static void test_cubind_nvml_device_get_compute_mode(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetComputeMode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (nvmlComputeMode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_compute_mode(device, mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3001,6 +4185,22 @@ static void test_cubind_nvml_device_get_cuda_compute_capability(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCudaComputeCapability", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *major];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *minor];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        major = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        minor = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_cuda_compute_capability(device, major, minor);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("major", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("minor", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_ecc_mode(void **cubind_state)
@@ -3031,6 +4231,22 @@ static void test_cubind_nvml_device_get_ecc_mode(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetEccMode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *current];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pending];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        current = (nvmlEnableState_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pending = (nvmlEnableState_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_ecc_mode(device, current, pending);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("current", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pending", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_default_ecc_mode(void **cubind_state)
@@ -3058,6 +4274,18 @@ static void test_cubind_nvml_device_get_default_ecc_mode(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDefaultEccMode", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *defaultMode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        defaultMode = (nvmlEnableState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_default_ecc_mode(device, defaultMode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("defaultMode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3087,6 +4315,18 @@ static void test_cubind_nvml_device_get_board_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetBoardId", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *boardId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        boardId = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_board_id(device, boardId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("boardId", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_multi_gpu_board(void **cubind_state)
@@ -3114,6 +4354,18 @@ static void test_cubind_nvml_device_get_multi_gpu_board(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMultiGpuBoard", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *multiGpuBool];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        multiGpuBool = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_multi_gpu_board(device, multiGpuBool);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("multiGpuBool", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3147,6 +4399,18 @@ static void test_cubind_nvml_device_get_total_ecc_errors(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetTotalEccErrors", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *eccCounts];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        eccCounts = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_total_ecc_errors(device, errorType, counterType, eccCounts);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("eccCounts", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_detailed_ecc_errors(void **cubind_state)
@@ -3178,6 +4442,18 @@ static void test_cubind_nvml_device_get_detailed_ecc_errors(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDetailedEccErrors", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *eccCounts];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        eccCounts = (nvmlEccErrorCounts_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_detailed_ecc_errors(device, errorType, counterType, eccCounts);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("eccCounts", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3213,6 +4489,18 @@ static void test_cubind_nvml_device_get_memory_error_counter(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMemoryErrorCounter", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_memory_error_counter(device, errorType, counterType, locationType, count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_utilization_rates(void **cubind_state)
@@ -3240,6 +4528,18 @@ static void test_cubind_nvml_device_get_utilization_rates(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetUtilizationRates", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *utilization];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        utilization = (nvmlUtilization_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_utilization_rates(device, utilization);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("utilization", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3271,6 +4571,22 @@ static void test_cubind_nvml_device_get_encoder_utilization(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetEncoderUtilization", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *utilization];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *samplingPeriodUs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        utilization = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        samplingPeriodUs = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_encoder_utilization(device, utilization, samplingPeriodUs);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("utilization", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("samplingPeriodUs", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_encoder_capacity(void **cubind_state)
@@ -3300,6 +4616,18 @@ static void test_cubind_nvml_device_get_encoder_capacity(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetEncoderCapacity", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *encoderCapacity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        encoderCapacity = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_encoder_capacity(device, encoderQueryType, encoderCapacity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("encoderCapacity", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3333,6 +4661,26 @@ static void test_cubind_nvml_device_get_encoder_stats(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetEncoderStats", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sessionCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *averageFps];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *averageLatency];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sessionCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        averageFps = (unsigned int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        averageLatency = (unsigned int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_encoder_stats(device, sessionCount, averageFps, averageLatency);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sessionCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("averageFps", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("averageLatency", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_nvml_device_get_encoder_sessions(void **cubind_state)
@@ -3362,6 +4710,22 @@ static void test_cubind_nvml_device_get_encoder_sessions(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetEncoderSessions", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sessionCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sessionInfos];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sessionCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sessionInfos = (nvmlEncoderSessionInfo_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_encoder_sessions(device, sessionCount, sessionInfos);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sessionCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sessionInfos", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -3393,6 +4757,22 @@ static void test_cubind_nvml_device_get_decoder_utilization(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDecoderUtilization", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *utilization];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *samplingPeriodUs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        utilization = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        samplingPeriodUs = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_decoder_utilization(device, utilization, samplingPeriodUs);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("utilization", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("samplingPeriodUs", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_jpg_utilization(void **cubind_state)
@@ -3422,6 +4802,22 @@ static void test_cubind_nvml_device_get_jpg_utilization(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetJpgUtilization", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *utilization];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *samplingPeriodUs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        utilization = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        samplingPeriodUs = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_jpg_utilization(device, utilization, samplingPeriodUs);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("utilization", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("samplingPeriodUs", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -3453,6 +4849,22 @@ static void test_cubind_nvml_device_get_ofa_utilization(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetOfaUtilization", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *utilization];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *samplingPeriodUs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        utilization = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        samplingPeriodUs = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_ofa_utilization(device, utilization, samplingPeriodUs);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("utilization", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("samplingPeriodUs", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_fbc_stats(void **cubind_state)
@@ -3480,6 +4892,18 @@ static void test_cubind_nvml_device_get_fbc_stats(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetFBCStats", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *fbcStats];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        fbcStats = (nvmlFBCStats_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_fbc_stats(device, fbcStats);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("fbcStats", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3511,6 +4935,22 @@ static void test_cubind_nvml_device_get_fbc_sessions(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetFBCSessions", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sessionCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sessionInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sessionCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sessionInfo = (nvmlFBCSessionInfo_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_fbc_sessions(device, sessionCount, sessionInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sessionCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sessionInfo", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_driver_model(void **cubind_state)
@@ -3540,6 +4980,22 @@ static void test_cubind_nvml_device_get_driver_model(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDriverModel", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *current];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pending];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        current = (nvmlDriverModel_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pending = (nvmlDriverModel_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_driver_model(device, current, pending);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("current", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pending", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -3571,6 +5027,18 @@ static void test_cubind_nvml_device_get_vbios_version(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVbiosVersion", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *version];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        version = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_vbios_version(device, version, length);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("version", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_bridge_chip_info(void **cubind_state)
@@ -3598,6 +5066,18 @@ static void test_cubind_nvml_device_get_bridge_chip_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetBridgeChipInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bridgeHierarchy];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bridgeHierarchy = (nvmlBridgeChipHierarchy_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_bridge_chip_info(device, bridgeHierarchy);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bridgeHierarchy", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3629,6 +5109,22 @@ static void test_cubind_nvml_device_get_compute_running_processes(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetComputeRunningProcesses", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *infoCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *infos];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        infoCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        infos = (nvmlProcessInfo_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_compute_running_processes(device, infoCount, infos);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("infoCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("infos", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_graphics_running_processes(void **cubind_state)
@@ -3658,6 +5154,22 @@ static void test_cubind_nvml_device_get_graphics_running_processes(void **cubind
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGraphicsRunningProcesses", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *infoCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *infos];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        infoCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        infos = (nvmlProcessInfo_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_graphics_running_processes(device, infoCount, infos);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("infoCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("infos", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -3689,6 +5201,22 @@ static void test_cubind_nvml_device_get_mps_compute_running_processes(void **cub
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMPSComputeRunningProcesses", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *infoCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *infos];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        infoCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        infos = (nvmlProcessInfo_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_mps_compute_running_processes(device, infoCount, infos);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("infoCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("infos", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_running_process_detail_list(void **cubind_state)
@@ -3716,6 +5244,18 @@ static void test_cubind_nvml_device_get_running_process_detail_list(void **cubin
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetRunningProcessDetailList", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *plist];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        plist = (nvmlProcessDetailList_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_running_process_detail_list(device, plist);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("plist", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3747,6 +5287,18 @@ static void test_cubind_nvml_device_on_same_board(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceOnSameBoard", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *onSameBoard];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        onSameBoard = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_on_same_board(device1, device2, onSameBoard);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("onSameBoard", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_api_restriction(void **cubind_state)
@@ -3776,6 +5328,18 @@ static void test_cubind_nvml_device_get_api_restriction(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAPIRestriction", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *isRestricted];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        isRestricted = (nvmlEnableState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_api_restriction(device, apiType, isRestricted);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("isRestricted", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3813,6 +5377,26 @@ static void test_cubind_nvml_device_get_samples(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSamples", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sampleValType];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sampleCount];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *samples];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sampleValType = (nvmlValueType_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sampleCount = (unsigned int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        samples = (nvmlSample_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_samples(device, type, lastSeenTimeStamp, sampleValType, sampleCount, samples);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sampleValType", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sampleCount", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("samples", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_nvml_device_get_bar1memory_info(void **cubind_state)
@@ -3840,6 +5424,18 @@ static void test_cubind_nvml_device_get_bar1memory_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetBAR1MemoryInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bar1Memory];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bar1Memory = (nvmlBAR1Memory_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_bar1memory_info(device, bar1Memory);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bar1Memory", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3871,6 +5467,18 @@ static void test_cubind_nvml_device_get_violation_status(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetViolationStatus", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *violTime];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        violTime = (nvmlViolationTime_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_violation_status(device, perfPolicyType, violTime);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("violTime", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_irq_num(void **cubind_state)
@@ -3898,6 +5506,18 @@ static void test_cubind_nvml_device_get_irq_num(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetIrqNum", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *irqNum];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        irqNum = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_irq_num(device, irqNum);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("irqNum", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3927,6 +5547,18 @@ static void test_cubind_nvml_device_get_num_gpu_cores(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNumGpuCores", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numCores];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numCores = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_num_gpu_cores(device, numCores);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numCores", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_power_source(void **cubind_state)
@@ -3954,6 +5586,18 @@ static void test_cubind_nvml_device_get_power_source(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPowerSource", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *powerSource];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        powerSource = (nvmlPowerSource_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_power_source(device, powerSource);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("powerSource", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3983,6 +5627,18 @@ static void test_cubind_nvml_device_get_memory_bus_width(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMemoryBusWidth", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *busWidth];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        busWidth = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_memory_bus_width(device, busWidth);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("busWidth", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_pcie_link_max_speed(void **cubind_state)
@@ -4010,6 +5666,18 @@ static void test_cubind_nvml_device_get_pcie_link_max_speed(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPcieLinkMaxSpeed", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *maxSpeed];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        maxSpeed = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_pcie_link_max_speed(device, maxSpeed);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("maxSpeed", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4039,6 +5707,18 @@ static void test_cubind_nvml_device_get_pcie_speed(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPcieSpeed", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pcieSpeed];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pcieSpeed = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_pcie_speed(device, pcieSpeed);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pcieSpeed", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_adaptive_clock_info_status(void **cubind_state)
@@ -4066,6 +5746,18 @@ static void test_cubind_nvml_device_get_adaptive_clock_info_status(void **cubind
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAdaptiveClockInfoStatus", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *adaptiveClockStatus];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        adaptiveClockStatus = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_adaptive_clock_info_status(device, adaptiveClockStatus);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("adaptiveClockStatus", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4095,6 +5787,18 @@ static void test_cubind_nvml_device_get_bus_type(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetBusType", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *type];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        type = (nvmlBusType_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_bus_type(device, type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("type", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_gpu_fabric_info(void **cubind_state)
@@ -4122,6 +5826,18 @@ static void test_cubind_nvml_device_get_gpu_fabric_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuFabricInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *gpuFabricInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        gpuFabricInfo = (nvmlGpuFabricInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_gpu_fabric_info(device, gpuFabricInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("gpuFabricInfo", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4151,6 +5867,18 @@ static void test_cubind_nvml_device_get_gpu_fabric_info_v(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuFabricInfoV", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *gpuFabricInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        gpuFabricInfo = (nvmlGpuFabricInfoV_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_gpu_fabric_info_v(device, gpuFabricInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("gpuFabricInfo", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_system_get_conf_compute_capabilities(void **cubind_state)
@@ -4177,6 +5905,18 @@ static void test_cubind_nvml_system_get_conf_compute_capabilities(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetConfComputeCapabilities", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *capabilities];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        capabilities = (nvmlConfComputeSystemCaps_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_system_get_conf_compute_capabilities(capabilities);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("capabilities", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_system_get_conf_compute_state(void **cubind_state)
@@ -4202,6 +5942,18 @@ static void test_cubind_nvml_system_get_conf_compute_state(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetConfComputeState", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *state];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        state = (nvmlConfComputeSystemState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_system_get_conf_compute_state(state);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("state", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4231,6 +5983,18 @@ static void test_cubind_nvml_device_get_conf_compute_mem_size_info(void **cubind
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetConfComputeMemSizeInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *memInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        memInfo = (nvmlConfComputeMemSizeInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_conf_compute_mem_size_info(device, memInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("memInfo", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_system_get_conf_compute_gpus_ready_state(void **cubind_state)
@@ -4256,6 +6020,18 @@ static void test_cubind_nvml_system_get_conf_compute_gpus_ready_state(void **cub
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetConfComputeGpusReadyState", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *isAcceptingWork];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        isAcceptingWork = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_system_get_conf_compute_gpus_ready_state(isAcceptingWork);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("isAcceptingWork", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4285,6 +6061,18 @@ static void test_cubind_nvml_device_get_conf_compute_protected_memory_usage(void
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetConfComputeProtectedMemoryUsage", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *memory];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        memory = (nvmlMemory_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_conf_compute_protected_memory_usage(device, memory);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("memory", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_conf_compute_gpu_certificate(void **cubind_state)
@@ -4312,6 +6100,18 @@ static void test_cubind_nvml_device_get_conf_compute_gpu_certificate(void **cubi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetConfComputeGpuCertificate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *gpuCert];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        gpuCert = (nvmlConfComputeGpuCertificate_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_conf_compute_gpu_certificate(device, gpuCert);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("gpuCert", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4341,6 +6141,18 @@ static void test_cubind_nvml_device_get_conf_compute_gpu_attestation_report(void
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetConfComputeGpuAttestationReport", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *gpuAtstReport];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        gpuAtstReport = (nvmlConfComputeGpuAttestationReport_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_conf_compute_gpu_attestation_report(device, gpuAtstReport);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("gpuAtstReport", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_system_get_conf_compute_key_rotation_threshold_info(void **cubind_state)
@@ -4367,6 +6179,18 @@ static void test_cubind_nvml_system_get_conf_compute_key_rotation_threshold_info
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetConfComputeKeyRotationThresholdInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pKeyRotationThrInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pKeyRotationThrInfo = (nvmlConfComputeGetKeyRotationThresholdInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_system_get_conf_compute_key_rotation_threshold_info(pKeyRotationThrInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pKeyRotationThrInfo", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_system_get_conf_compute_settings(void **cubind_state)
@@ -4392,6 +6216,18 @@ static void test_cubind_nvml_system_get_conf_compute_settings(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetConfComputeSettings", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *settings];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        settings = (nvmlSystemConfComputeSettings_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_system_get_conf_compute_settings(settings);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("settings", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4420,6 +6256,18 @@ static void test_cubind_nvml_device_get_gsp_firmware_version(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGspFirmwareVersion", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *version];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        version = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_gsp_firmware_version(device, version);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("version", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4451,6 +6299,22 @@ static void test_cubind_nvml_device_get_gsp_firmware_mode(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGspFirmwareMode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *isEnabled];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *defaultMode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        isEnabled = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        defaultMode = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_gsp_firmware_mode(device, isEnabled, defaultMode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("isEnabled", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("defaultMode", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_accounting_mode(void **cubind_state)
@@ -4478,6 +6342,18 @@ static void test_cubind_nvml_device_get_accounting_mode(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAccountingMode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (nvmlEnableState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_accounting_mode(device, mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4509,6 +6385,18 @@ static void test_cubind_nvml_device_get_accounting_stats(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAccountingStats", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *stats];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        stats = (nvmlAccountingStats_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_accounting_stats(device, pid, stats);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("stats", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_accounting_pids(void **cubind_state)
@@ -4539,6 +6427,22 @@ static void test_cubind_nvml_device_get_accounting_pids(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAccountingPids", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pids];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pids = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_accounting_pids(device, count, pids);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pids", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_accounting_buffer_size(void **cubind_state)
@@ -4566,6 +6470,18 @@ static void test_cubind_nvml_device_get_accounting_buffer_size(void **cubind_sta
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetAccountingBufferSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSize = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_accounting_buffer_size(device, bufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4598,6 +6514,22 @@ static void test_cubind_nvml_device_get_retired_pages(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetRetiredPages", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pageCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *addresses];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pageCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        addresses = (unsigned long long *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_retired_pages(device, cause, pageCount, addresses);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pageCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("addresses", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -4633,6 +6565,26 @@ static void test_cubind_nvml_device_get_retired_pages_v2(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetRetiredPages_v2", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pageCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *addresses];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *timestamps];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pageCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        addresses = (unsigned long long *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        timestamps = (unsigned long long *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_retired_pages_v2(device, cause, pageCount, addresses, timestamps);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pageCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("addresses", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("timestamps", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_nvml_device_get_retired_pages_pending_status(void **cubind_state)
@@ -4660,6 +6612,18 @@ static void test_cubind_nvml_device_get_retired_pages_pending_status(void **cubi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetRetiredPagesPendingStatus", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *isPending];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        isPending = (nvmlEnableState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_retired_pages_pending_status(device, isPending);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("isPending", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4695,6 +6659,30 @@ static void test_cubind_nvml_device_get_remapped_rows(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetRemappedRows", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *corrRows];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *uncRows];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *isPending];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *failureOccurred];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        corrRows = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        uncRows = (unsigned int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        isPending = (unsigned int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        failureOccurred = (unsigned int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_remapped_rows(device, corrRows, uncRows, isPending, failureOccurred);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("corrRows", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("uncRows", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("isPending", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("failureOccurred", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_nvml_device_get_row_remapper_histogram(void **cubind_state)
@@ -4722,6 +6710,18 @@ static void test_cubind_nvml_device_get_row_remapper_histogram(void **cubind_sta
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetRowRemapperHistogram", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *values];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        values = (nvmlRowRemapperHistogramValues_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_row_remapper_histogram(device, values);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("values", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4751,6 +6751,18 @@ static void test_cubind_nvml_device_get_architecture(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetArchitecture", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *arch];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        arch = (nvmlDeviceArchitecture_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_architecture(device, arch);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("arch", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_clk_mon_status(void **cubind_state)
@@ -4778,6 +6790,18 @@ static void test_cubind_nvml_device_get_clk_mon_status(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetClkMonStatus", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *status];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        status = (nvmlClkMonStatus_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_clk_mon_status(device, status);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("status", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4811,6 +6835,22 @@ static void test_cubind_nvml_device_get_process_utilization(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetProcessUtilization", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *utilization];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *processSamplesCount];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        utilization = (nvmlProcessUtilizationSample_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        processSamplesCount = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_process_utilization(device, utilization, processSamplesCount, lastSeenTimeStamp);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("utilization", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("processSamplesCount", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_processes_utilization_info(void **cubind_state)
@@ -4838,6 +6878,18 @@ static void test_cubind_nvml_device_get_processes_utilization_info(void **cubind
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetProcessesUtilizationInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *procesesUtilInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        procesesUtilInfo = (nvmlProcessesUtilizationInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_processes_utilization_info(device, procesesUtilInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("procesesUtilInfo", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5323,6 +7375,18 @@ static void test_cubind_nvml_device_set_temperature_threshold(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetTemperatureThreshold", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *temp];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        temp = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_set_temperature_threshold(device, thresholdType, temp);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("temp", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_set_power_management_limit(void **cubind_state)
@@ -5575,6 +7639,18 @@ static void test_cubind_nvml_system_set_conf_compute_key_rotation_threshold_info
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemSetConfComputeKeyRotationThresholdInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pKeyRotationThrInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pKeyRotationThrInfo = (nvmlConfComputeSetKeyRotationThresholdInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_system_set_conf_compute_key_rotation_threshold_info(pKeyRotationThrInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pKeyRotationThrInfo", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_set_accounting_mode(void **cubind_state)
@@ -5659,6 +7735,18 @@ static void test_cubind_nvml_device_get_nv_link_state(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkState", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *isActive];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        isActive = (nvmlEnableState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_nv_link_state(device, link, isActive);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("isActive", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_nv_link_version(void **cubind_state)
@@ -5688,6 +7776,18 @@ static void test_cubind_nvml_device_get_nv_link_version(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkVersion", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *version];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        version = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_nv_link_version(device, link, version);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("version", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5721,6 +7821,18 @@ static void test_cubind_nvml_device_get_nv_link_capability(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkCapability", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *capResult];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        capResult = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_nv_link_capability(device, link, capability, capResult);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("capResult", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_nv_link_remote_pci_info(void **cubind_state)
@@ -5750,6 +7862,18 @@ static void test_cubind_nvml_device_get_nv_link_remote_pci_info(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkRemotePciInfo", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pci];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pci = (nvmlPciInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_nv_link_remote_pci_info(device, link, pci);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pci", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5782,6 +7906,18 @@ static void test_cubind_nvml_device_get_nv_link_error_counter(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkErrorCounter", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *counterValue];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        counterValue = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_nv_link_error_counter(device, link, counter, counterValue);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("counterValue", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5845,6 +7981,18 @@ static void test_cubind_nvml_device_set_nv_link_utilization_control(void **cubin
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetNvLinkUtilizationControl", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *control];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        control = (nvmlNvLinkUtilizationControl_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_set_nv_link_utilization_control(device, link, counter, control, reset);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("control", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_nv_link_utilization_control(void **cubind_state)
@@ -5876,6 +8024,18 @@ static void test_cubind_nvml_device_get_nv_link_utilization_control(void **cubin
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkUtilizationControl", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *control];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        control = (nvmlNvLinkUtilizationControl_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_nv_link_utilization_control(device, link, counter, control);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("control", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5910,6 +8070,22 @@ static void test_cubind_nvml_device_get_nv_link_utilization_counter(void **cubin
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkUtilizationCounter", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *rxcounter];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *txcounter];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        rxcounter = (unsigned long long *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        txcounter = (unsigned long long *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_nv_link_utilization_counter(device, link, counter, rxcounter, txcounter);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("rxcounter", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("txcounter", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6003,6 +8179,18 @@ static void test_cubind_nvml_device_get_nv_link_remote_device_type(void **cubind
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetNvLinkRemoteDeviceType", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pNvLinkDeviceType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pNvLinkDeviceType = (nvmlIntNvLinkDeviceType_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_nv_link_remote_device_type(device, link, pNvLinkDeviceType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pNvLinkDeviceType", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_event_set_create(void **cubind_state)
@@ -6028,6 +8216,18 @@ static void test_cubind_nvml_event_set_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlEventSetCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *set];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        set = (nvmlEventSet_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_event_set_create(set);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("set", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6087,6 +8287,18 @@ static void test_cubind_nvml_device_get_supported_event_types(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSupportedEventTypes", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *eventTypes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        eventTypes = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_supported_event_types(device, eventTypes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("eventTypes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_event_set_wait(void **cubind_state)
@@ -6116,6 +8328,18 @@ static void test_cubind_nvml_event_set_wait(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlEventSetWait", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *data];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        data = (nvmlEventData_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_event_set_wait(set, data, timeoutms);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("data", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6171,6 +8395,18 @@ static void test_cubind_nvml_device_modify_drain_state(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceModifyDrainState", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pciInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pciInfo = (nvmlPciInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_modify_drain_state(pciInfo, newState);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pciInfo", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_query_drain_state(void **cubind_state)
@@ -6198,6 +8434,22 @@ static void test_cubind_nvml_device_query_drain_state(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceQueryDrainState", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pciInfo];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *currentState];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pciInfo = (nvmlPciInfo_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        currentState = (nvmlEnableState_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_query_drain_state(pciInfo, currentState);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pciInfo", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("currentState", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6229,6 +8481,18 @@ static void test_cubind_nvml_device_remove_gpu(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceRemoveGpu", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pciInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pciInfo = (nvmlPciInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_remove_gpu(pciInfo, gpuState, linkState);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pciInfo", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_discover_gpus(void **cubind_state)
@@ -6254,6 +8518,18 @@ static void test_cubind_nvml_device_discover_gpus(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceDiscoverGpus", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pciInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pciInfo = (nvmlPciInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_discover_gpus(pciInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pciInfo", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6285,6 +8561,18 @@ static void test_cubind_nvml_device_get_field_values(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetFieldValues", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *values];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        values = (nvmlFieldValue_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_field_values(device, valuesCount, values);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("values", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_clear_field_values(void **cubind_state)
@@ -6315,6 +8603,18 @@ static void test_cubind_nvml_device_clear_field_values(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceClearFieldValues", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *values];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        values = (nvmlFieldValue_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_clear_field_values(device, valuesCount, values);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("values", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_virtualization_mode(void **cubind_state)
@@ -6343,6 +8643,18 @@ static void test_cubind_nvml_device_get_virtualization_mode(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVirtualizationMode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pVirtualMode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pVirtualMode = (nvmlGpuVirtualizationMode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_virtualization_mode(device, pVirtualMode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pVirtualMode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_host_vgpu_mode(void **cubind_state)
@@ -6370,6 +8682,18 @@ static void test_cubind_nvml_device_get_host_vgpu_mode(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetHostVgpuMode", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pHostVgpuMode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pHostVgpuMode = (nvmlHostVgpuMode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_host_vgpu_mode(device, pHostVgpuMode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pHostVgpuMode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6427,6 +8751,18 @@ static void test_cubind_nvml_device_get_vgpu_heterogeneous_mode(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuHeterogeneousMode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pHeterogeneousMode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pHeterogeneousMode = (nvmlVgpuHeterogeneousMode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_vgpu_heterogeneous_mode(device, pHeterogeneousMode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pHeterogeneousMode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_set_vgpu_heterogeneous_mode(void **cubind_state)
@@ -6483,6 +8819,18 @@ static void test_cubind_nvml_vgpu_instance_get_placement_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetPlacementId", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pPlacement];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pPlacement = (nvmlVgpuPlacementId_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_placement_id(vgpuInstance, pPlacement);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pPlacement", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_vgpu_type_supported_placements(void **cubind_state)
@@ -6512,6 +8860,18 @@ static void test_cubind_nvml_device_get_vgpu_type_supported_placements(void **cu
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuTypeSupportedPlacements", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pPlacementList];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pPlacementList = (nvmlVgpuPlacementList_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_vgpu_type_supported_placements(device, vgpuTypeId, pPlacementList);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pPlacementList", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6543,6 +8903,18 @@ static void test_cubind_nvml_device_get_vgpu_type_creatable_placements(void **cu
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuTypeCreatablePlacements", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pPlacementList];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pPlacementList = (nvmlVgpuPlacementList_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_vgpu_type_creatable_placements(device, vgpuTypeId, pPlacementList);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pPlacementList", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_vgpu_type_get_gsp_heap_size(void **cubind_state)
@@ -6571,6 +8943,18 @@ static void test_cubind_nvml_vgpu_type_get_gsp_heap_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetGspHeapSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *gspHeapSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        gspHeapSize = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_type_get_gsp_heap_size(vgpuTypeId, gspHeapSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("gspHeapSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_vgpu_type_get_fb_reservation(void **cubind_state)
@@ -6598,6 +8982,18 @@ static void test_cubind_nvml_vgpu_type_get_fb_reservation(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetFbReservation", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *fbReservation];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        fbReservation = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_type_get_fb_reservation(vgpuTypeId, fbReservation);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("fbReservation", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6657,6 +9053,18 @@ static void test_cubind_nvml_device_get_grid_licensable_features(void **cubind_s
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGridLicensableFeatures", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGridLicensableFeatures];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGridLicensableFeatures = (nvmlGridLicensableFeatures_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_grid_licensable_features(device, pGridLicensableFeatures);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGridLicensableFeatures", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_get_vgpu_driver_capabilities(void **cubind_state)
@@ -6684,6 +9092,18 @@ static void test_cubind_nvml_get_vgpu_driver_capabilities(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGetVgpuDriverCapabilities", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *capResult];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        capResult = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_get_vgpu_driver_capabilities(capability, capResult);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("capResult", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6715,6 +9135,18 @@ static void test_cubind_nvml_device_get_vgpu_capabilities(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuCapabilities", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *capResult];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        capResult = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_vgpu_capabilities(device, capability, capResult);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("capResult", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_supported_vgpus(void **cubind_state)
@@ -6744,6 +9176,22 @@ static void test_cubind_nvml_device_get_supported_vgpus(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSupportedVgpus", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *vgpuTypeIds];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        vgpuTypeIds = (nvmlVgpuTypeId_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_supported_vgpus(device, vgpuCount, vgpuTypeIds);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("vgpuTypeIds", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6775,6 +9223,22 @@ static void test_cubind_nvml_device_get_creatable_vgpus(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetCreatableVgpus", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *vgpuTypeIds];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        vgpuTypeIds = (nvmlVgpuTypeId_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_creatable_vgpus(device, vgpuCount, vgpuTypeIds);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("vgpuTypeIds", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_vgpu_type_get_class(void **cubind_state)
@@ -6804,6 +9268,22 @@ static void test_cubind_nvml_vgpu_type_get_class(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetClass", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuTypeClass];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *size];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuTypeClass = (char *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        size = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_type_get_class(vgpuTypeId, vgpuTypeClass, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuTypeClass", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("size", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6835,6 +9315,22 @@ static void test_cubind_nvml_vgpu_type_get_name(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetName", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuTypeName];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *size];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuTypeName = (char *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        size = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_type_get_name(vgpuTypeId, vgpuTypeName, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuTypeName", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("size", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_vgpu_type_get_gpu_instance_profile_id(void **cubind_state)
@@ -6862,6 +9358,18 @@ static void test_cubind_nvml_vgpu_type_get_gpu_instance_profile_id(void **cubind
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetGpuInstanceProfileId", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *gpuInstanceProfileId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        gpuInstanceProfileId = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_type_get_gpu_instance_profile_id(vgpuTypeId, gpuInstanceProfileId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("gpuInstanceProfileId", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6893,6 +9401,22 @@ static void test_cubind_nvml_vgpu_type_get_device_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetDeviceID", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *deviceID];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *subsystemID];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        deviceID = (unsigned long long *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        subsystemID = (unsigned long long *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_type_get_device_id(vgpuTypeId, deviceID, subsystemID);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("deviceID", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("subsystemID", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_vgpu_type_get_framebuffer_size(void **cubind_state)
@@ -6921,6 +9445,18 @@ static void test_cubind_nvml_vgpu_type_get_framebuffer_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetFramebufferSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *fbSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        fbSize = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_type_get_framebuffer_size(vgpuTypeId, fbSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("fbSize", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_vgpu_type_get_num_display_heads(void **cubind_state)
@@ -6948,6 +9484,18 @@ static void test_cubind_nvml_vgpu_type_get_num_display_heads(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetNumDisplayHeads", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numDisplayHeads];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numDisplayHeads = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_type_get_num_display_heads(vgpuTypeId, numDisplayHeads);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numDisplayHeads", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6981,6 +9529,22 @@ static void test_cubind_nvml_vgpu_type_get_resolution(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetResolution", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *xdim];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *ydim];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        xdim = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        ydim = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_type_get_resolution(vgpuTypeId, displayIndex, xdim, ydim);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("xdim", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("ydim", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_vgpu_type_get_license(void **cubind_state)
@@ -7011,6 +9575,18 @@ static void test_cubind_nvml_vgpu_type_get_license(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetLicense", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuTypeLicenseString];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuTypeLicenseString = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_type_get_license(vgpuTypeId, vgpuTypeLicenseString, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuTypeLicenseString", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_vgpu_type_get_frame_rate_limit(void **cubind_state)
@@ -7038,6 +9614,18 @@ static void test_cubind_nvml_vgpu_type_get_frame_rate_limit(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetFrameRateLimit", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *frameRateLimit];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        frameRateLimit = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_type_get_frame_rate_limit(vgpuTypeId, frameRateLimit);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("frameRateLimit", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7069,6 +9657,18 @@ static void test_cubind_nvml_vgpu_type_get_max_instances(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetMaxInstances", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuInstanceCount];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuInstanceCount = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_type_get_max_instances(device, vgpuTypeId, vgpuInstanceCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuInstanceCount", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_vgpu_type_get_max_instances_per_vm(void **cubind_state)
@@ -7096,6 +9696,18 @@ static void test_cubind_nvml_vgpu_type_get_max_instances_per_vm(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetMaxInstancesPerVm", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuInstanceCountPerVm];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuInstanceCountPerVm = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_type_get_max_instances_per_vm(vgpuTypeId, vgpuInstanceCountPerVm);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuInstanceCountPerVm", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7126,6 +9738,22 @@ static void test_cubind_nvml_device_get_active_vgpus(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetActiveVgpus", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *vgpuInstances];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        vgpuInstances = (nvmlVgpuInstance_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_active_vgpus(device, vgpuCount, vgpuInstances);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("vgpuInstances", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -7159,6 +9787,22 @@ static void test_cubind_nvml_vgpu_instance_get_vm_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetVmID", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vmId];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *vmIdType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vmId = (char *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        vmIdType = (nvmlVgpuVmIdType_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_vm_id(vgpuInstance, vmId, size, vmIdType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vmId", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("vmIdType", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_vgpu_instance_get_uuid(void **cubind_state)
@@ -7188,6 +9832,18 @@ static void test_cubind_nvml_vgpu_instance_get_uuid(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetUUID", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *uuid];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        uuid = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_uuid(vgpuInstance, uuid, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("uuid", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7219,6 +9875,18 @@ static void test_cubind_nvml_vgpu_instance_get_vm_driver_version(void **cubind_s
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetVmDriverVersion", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *version];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        version = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_vm_driver_version(vgpuInstance, version, length);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("version", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_vgpu_instance_get_fb_usage(void **cubind_state)
@@ -7246,6 +9914,18 @@ static void test_cubind_nvml_vgpu_instance_get_fb_usage(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetFbUsage", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *fbUsage];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        fbUsage = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_fb_usage(vgpuInstance, fbUsage);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("fbUsage", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7275,6 +9955,18 @@ static void test_cubind_nvml_vgpu_instance_get_license_status(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetLicenseStatus", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *licensed];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        licensed = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_license_status(vgpuInstance, licensed);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("licensed", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_vgpu_instance_get_type(void **cubind_state)
@@ -7302,6 +9994,18 @@ static void test_cubind_nvml_vgpu_instance_get_type(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetType", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuTypeId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuTypeId = (nvmlVgpuTypeId_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_type(vgpuInstance, vgpuTypeId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuTypeId", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7331,6 +10035,18 @@ static void test_cubind_nvml_vgpu_instance_get_frame_rate_limit(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetFrameRateLimit", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *frameRateLimit];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        frameRateLimit = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_frame_rate_limit(vgpuInstance, frameRateLimit);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("frameRateLimit", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_vgpu_instance_get_ecc_mode(void **cubind_state)
@@ -7359,6 +10075,18 @@ static void test_cubind_nvml_vgpu_instance_get_ecc_mode(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetEccMode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *eccMode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        eccMode = (nvmlEnableState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_ecc_mode(vgpuInstance, eccMode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("eccMode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_vgpu_instance_get_encoder_capacity(void **cubind_state)
@@ -7386,6 +10114,18 @@ static void test_cubind_nvml_vgpu_instance_get_encoder_capacity(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetEncoderCapacity", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *encoderCapacity];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        encoderCapacity = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_encoder_capacity(vgpuInstance, encoderCapacity);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("encoderCapacity", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7447,6 +10187,26 @@ static void test_cubind_nvml_vgpu_instance_get_encoder_stats(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetEncoderStats", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sessionCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *averageFps];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *averageLatency];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sessionCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        averageFps = (unsigned int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        averageLatency = (unsigned int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_encoder_stats(vgpuInstance, sessionCount, averageFps, averageLatency);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sessionCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("averageFps", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("averageLatency", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_nvml_vgpu_instance_get_encoder_sessions(void **cubind_state)
@@ -7477,6 +10237,22 @@ static void test_cubind_nvml_vgpu_instance_get_encoder_sessions(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetEncoderSessions", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sessionCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sessionInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sessionCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sessionInfo = (nvmlEncoderSessionInfo_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_encoder_sessions(vgpuInstance, sessionCount, sessionInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sessionCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sessionInfo", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_vgpu_instance_get_fbc_stats(void **cubind_state)
@@ -7504,6 +10280,18 @@ static void test_cubind_nvml_vgpu_instance_get_fbc_stats(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetFBCStats", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *fbcStats];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        fbcStats = (nvmlFBCStats_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_fbc_stats(vgpuInstance, fbcStats);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("fbcStats", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7535,6 +10323,22 @@ static void test_cubind_nvml_vgpu_instance_get_fbc_sessions(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetFBCSessions", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sessionCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sessionInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sessionCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sessionInfo = (nvmlFBCSessionInfo_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_fbc_sessions(vgpuInstance, sessionCount, sessionInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sessionCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sessionInfo", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_vgpu_instance_get_gpu_instance_id(void **cubind_state)
@@ -7562,6 +10366,18 @@ static void test_cubind_nvml_vgpu_instance_get_gpu_instance_id(void **cubind_sta
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetGpuInstanceId", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *gpuInstanceId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        gpuInstanceId = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_gpu_instance_id(vgpuInstance, gpuInstanceId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("gpuInstanceId", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7593,6 +10409,22 @@ static void test_cubind_nvml_vgpu_instance_get_gpu_pci_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetGpuPciId", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuPciId];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *length];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuPciId = (char *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        length = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_gpu_pci_id(vgpuInstance, vgpuPciId, length);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuPciId", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("length", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_vgpu_type_get_capabilities(void **cubind_state)
@@ -7622,6 +10454,18 @@ static void test_cubind_nvml_vgpu_type_get_capabilities(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuTypeGetCapabilities", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *capResult];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        capResult = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_type_get_capabilities(vgpuTypeId, capability, capResult);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("capResult", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7653,6 +10497,18 @@ static void test_cubind_nvml_vgpu_instance_get_mdev_uuid(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetMdevUUID", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mdevUuid];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mdevUuid = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_mdev_uuid(vgpuInstance, mdevUuid, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mdevUuid", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_vgpu_instance_get_metadata(void **cubind_state)
@@ -7682,6 +10538,22 @@ static void test_cubind_nvml_vgpu_instance_get_metadata(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetMetadata", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuMetadata];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuMetadata = (nvmlVgpuMetadata_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bufferSize = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_metadata(vgpuInstance, vgpuMetadata, bufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuMetadata", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bufferSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -7713,6 +10585,22 @@ static void test_cubind_nvml_device_get_vgpu_metadata(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuMetadata", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pgpuMetadata];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pgpuMetadata = (nvmlVgpuPgpuMetadata_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bufferSize = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_vgpu_metadata(device, pgpuMetadata, bufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pgpuMetadata", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bufferSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_get_vgpu_compatibility(void **cubind_state)
@@ -7742,6 +10630,26 @@ static void test_cubind_nvml_get_vgpu_compatibility(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGetVgpuCompatibility", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuMetadata];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pgpuMetadata];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *compatibilityInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuMetadata = (nvmlVgpuMetadata_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pgpuMetadata = (nvmlVgpuPgpuMetadata_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        compatibilityInfo = (nvmlVgpuPgpuCompatibility_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_get_vgpu_compatibility(vgpuMetadata, pgpuMetadata, compatibilityInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuMetadata", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pgpuMetadata", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("compatibilityInfo", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -7773,6 +10681,22 @@ static void test_cubind_nvml_device_get_pgpu_metadata_string(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetPgpuMetadataString", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pgpuMetadata];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bufferSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pgpuMetadata = (char *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bufferSize = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_pgpu_metadata_string(device, pgpuMetadata, bufferSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pgpuMetadata", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bufferSize", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_vgpu_scheduler_log(void **cubind_state)
@@ -7800,6 +10724,18 @@ static void test_cubind_nvml_device_get_vgpu_scheduler_log(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuSchedulerLog", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pSchedulerLog];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pSchedulerLog = (nvmlVgpuSchedulerLog_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_vgpu_scheduler_log(device, pSchedulerLog);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pSchedulerLog", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7829,6 +10765,18 @@ static void test_cubind_nvml_device_get_vgpu_scheduler_state(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuSchedulerState", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pSchedulerState];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pSchedulerState = (nvmlVgpuSchedulerGetState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_vgpu_scheduler_state(device, pSchedulerState);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pSchedulerState", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_vgpu_scheduler_capabilities(void **cubind_state)
@@ -7856,6 +10804,18 @@ static void test_cubind_nvml_device_get_vgpu_scheduler_capabilities(void **cubin
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuSchedulerCapabilities", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pCapabilities];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pCapabilities = (nvmlVgpuSchedulerCapabilities_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_vgpu_scheduler_capabilities(device, pCapabilities);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pCapabilities", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7885,6 +10845,18 @@ static void test_cubind_nvml_device_set_vgpu_scheduler_state(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetVgpuSchedulerState", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pSchedulerState];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pSchedulerState = (nvmlVgpuSchedulerSetState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_set_vgpu_scheduler_state(device, pSchedulerState);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pSchedulerState", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_get_vgpu_version(void **cubind_state)
@@ -7913,6 +10885,22 @@ static void test_cubind_nvml_get_vgpu_version(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGetVgpuVersion", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *supported];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *current];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        supported = (nvmlVgpuVersion_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        current = (nvmlVgpuVersion_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_get_vgpu_version(supported, current);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("supported", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("current", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_set_vgpu_version(void **cubind_state)
@@ -7938,6 +10926,18 @@ static void test_cubind_nvml_set_vgpu_version(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSetVgpuVersion", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuVersion];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuVersion = (nvmlVgpuVersion_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_set_vgpu_version(vgpuVersion);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuVersion", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7973,6 +10973,26 @@ static void test_cubind_nvml_device_get_vgpu_utilization(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuUtilization", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sampleValType];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *vgpuInstanceSamplesCount];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *utilizationSamples];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sampleValType = (nvmlValueType_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        vgpuInstanceSamplesCount = (unsigned int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        utilizationSamples = (nvmlVgpuInstanceUtilizationSample_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_vgpu_utilization(device, lastSeenTimeStamp, sampleValType, vgpuInstanceSamplesCount, utilizationSamples);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sampleValType", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("vgpuInstanceSamplesCount", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("utilizationSamples", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_nvml_device_get_vgpu_instances_utilization_info(void **cubind_state)
@@ -8000,6 +11020,18 @@ static void test_cubind_nvml_device_get_vgpu_instances_utilization_info(void **c
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuInstancesUtilizationInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuUtilInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuUtilInfo = (nvmlVgpuInstancesUtilizationInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_vgpu_instances_utilization_info(device, vgpuUtilInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuUtilInfo", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8033,6 +11065,22 @@ static void test_cubind_nvml_device_get_vgpu_process_utilization(void **cubind_s
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuProcessUtilization", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuProcessSamplesCount];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *utilizationSamples];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuProcessSamplesCount = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        utilizationSamples = (nvmlVgpuProcessUtilizationSample_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_vgpu_process_utilization(device, lastSeenTimeStamp, vgpuProcessSamplesCount, utilizationSamples);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuProcessSamplesCount", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("utilizationSamples", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_vgpu_processes_utilization_info(void **cubind_state)
@@ -8061,6 +11109,18 @@ static void test_cubind_nvml_device_get_vgpu_processes_utilization_info(void **c
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetVgpuProcessesUtilizationInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *vgpuProcUtilInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        vgpuProcUtilInfo = (nvmlVgpuProcessesUtilizationInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_vgpu_processes_utilization_info(device, vgpuProcUtilInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("vgpuProcUtilInfo", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_vgpu_instance_get_accounting_mode(void **cubind_state)
@@ -8088,6 +11148,18 @@ static void test_cubind_nvml_vgpu_instance_get_accounting_mode(void **cubind_sta
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetAccountingMode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (nvmlEnableState_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_accounting_mode(vgpuInstance, mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8119,6 +11191,22 @@ static void test_cubind_nvml_vgpu_instance_get_accounting_pids(void **cubind_sta
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetAccountingPids", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pids];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pids = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_accounting_pids(vgpuInstance, count, pids);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pids", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_vgpu_instance_get_accounting_stats(void **cubind_state)
@@ -8148,6 +11236,18 @@ static void test_cubind_nvml_vgpu_instance_get_accounting_stats(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetAccountingStats", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *stats];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        stats = (nvmlAccountingStats_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_accounting_stats(vgpuInstance, pid, stats);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("stats", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8203,6 +11303,18 @@ static void test_cubind_nvml_vgpu_instance_get_license_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlVgpuInstanceGetLicenseInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *licenseInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        licenseInfo = (nvmlVgpuLicenseInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_vgpu_instance_get_license_info(vgpuInstance, licenseInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("licenseInfo", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_get_blacklist_device_count(void **cubind_state)
@@ -8228,6 +11340,18 @@ static void test_cubind_nvml_get_blacklist_device_count(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGetBlacklistDeviceCount", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *deviceCount];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        deviceCount = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_get_blacklist_device_count(deviceCount);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("deviceCount", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8256,6 +11380,18 @@ static void test_cubind_nvml_get_blacklist_device_info_by_index(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGetBlacklistDeviceInfoByIndex", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (nvmlExcludedDeviceInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_get_blacklist_device_info_by_index(index, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8287,6 +11423,18 @@ static void test_cubind_nvml_device_set_mig_mode(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetMigMode", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *activationStatus];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        activationStatus = (nvmlReturn_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_set_mig_mode(device, mode, activationStatus);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("activationStatus", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_mig_mode(void **cubind_state)
@@ -8316,6 +11464,22 @@ static void test_cubind_nvml_device_get_mig_mode(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMigMode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *currentMode];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pendingMode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        currentMode = (unsigned int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pendingMode = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_mig_mode(device, currentMode, pendingMode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("currentMode", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pendingMode", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -8347,6 +11511,18 @@ static void test_cubind_nvml_device_get_gpu_instance_profile_info(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuInstanceProfileInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (nvmlGpuInstanceProfileInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_gpu_instance_profile_info(device, profile, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_gpu_instance_profile_info_v(void **cubind_state)
@@ -8376,6 +11552,18 @@ static void test_cubind_nvml_device_get_gpu_instance_profile_info_v(void **cubin
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuInstanceProfileInfoV", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (nvmlGpuInstanceProfileInfo_v2_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_gpu_instance_profile_info_v(device, profile, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8409,6 +11597,22 @@ static void test_cubind_nvml_device_get_gpu_instance_possible_placements(void **
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuInstancePossiblePlacements", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *placements];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        placements = (nvmlGpuInstancePlacement_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        count = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_gpu_instance_possible_placements(device, profileId, placements, count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("placements", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("count", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_gpu_instance_remaining_capacity(void **cubind_state)
@@ -8439,6 +11643,18 @@ static void test_cubind_nvml_device_get_gpu_instance_remaining_capacity(void **c
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuInstanceRemainingCapacity", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_gpu_instance_remaining_capacity(device, profileId, count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_create_gpu_instance(void **cubind_state)
@@ -8468,6 +11684,18 @@ static void test_cubind_nvml_device_create_gpu_instance(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceCreateGpuInstance", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *gpuInstance];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        gpuInstance = (nvmlGpuInstance_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_create_gpu_instance(device, profileId, gpuInstance);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("gpuInstance", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8500,6 +11728,18 @@ static void test_cubind_nvml_device_create_gpu_instance_with_placement(void **cu
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceCreateGpuInstanceWithPlacement", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *gpuInstance];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        gpuInstance = (nvmlGpuInstance_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_create_gpu_instance_with_placement(device, profileId, placement, gpuInstance);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("gpuInstance", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8559,6 +11799,22 @@ static void test_cubind_nvml_device_get_gpu_instances(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuInstances", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *gpuInstances];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        gpuInstances = (nvmlGpuInstance_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        count = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_gpu_instances(device, profileId, gpuInstances, count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("gpuInstances", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("count", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_device_get_gpu_instance_by_id(void **cubind_state)
@@ -8589,6 +11845,18 @@ static void test_cubind_nvml_device_get_gpu_instance_by_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuInstanceById", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *gpuInstance];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        gpuInstance = (nvmlGpuInstance_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_gpu_instance_by_id(device, id, gpuInstance);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("gpuInstance", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_gpu_instance_get_info(void **cubind_state)
@@ -8616,6 +11884,18 @@ static void test_cubind_nvml_gpu_instance_get_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceGetInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (nvmlGpuInstanceInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_gpu_instance_get_info(gpuInstance, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8649,6 +11929,18 @@ static void test_cubind_nvml_gpu_instance_get_compute_instance_profile_info(void
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceGetComputeInstanceProfileInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (nvmlComputeInstanceProfileInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_gpu_instance_get_compute_instance_profile_info(gpuInstance, profile, engProfile, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_gpu_instance_get_compute_instance_profile_info_v(void **cubind_state)
@@ -8681,6 +11973,18 @@ static void test_cubind_nvml_gpu_instance_get_compute_instance_profile_info_v(vo
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceGetComputeInstanceProfileInfoV", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (nvmlComputeInstanceProfileInfo_v2_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_gpu_instance_get_compute_instance_profile_info_v(gpuInstance, profile, engProfile, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_gpu_instance_get_compute_instance_remaining_capacity(void **cubind_state)
@@ -8710,6 +12014,18 @@ static void test_cubind_nvml_gpu_instance_get_compute_instance_remaining_capacit
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceGetComputeInstanceRemainingCapacity", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_gpu_instance_get_compute_instance_remaining_capacity(gpuInstance, profileId, count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8743,6 +12059,22 @@ static void test_cubind_nvml_gpu_instance_get_compute_instance_possible_placemen
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceGetComputeInstancePossiblePlacements", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *placements];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        placements = (nvmlComputeInstancePlacement_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        count = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_gpu_instance_get_compute_instance_possible_placements(gpuInstance, profileId, placements, count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("placements", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("count", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_gpu_instance_create_compute_instance(void **cubind_state)
@@ -8772,6 +12104,18 @@ static void test_cubind_nvml_gpu_instance_create_compute_instance(void **cubind_
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceCreateComputeInstance", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *computeInstance];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        computeInstance = (nvmlComputeInstance_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_gpu_instance_create_compute_instance(gpuInstance, profileId, computeInstance);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("computeInstance", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8804,6 +12148,18 @@ static void test_cubind_nvml_gpu_instance_create_compute_instance_with_placement
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceCreateComputeInstanceWithPlacement", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *computeInstance];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        computeInstance = (nvmlComputeInstance_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_gpu_instance_create_compute_instance_with_placement(gpuInstance, profileId, placement, computeInstance);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("computeInstance", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8863,6 +12219,22 @@ static void test_cubind_nvml_gpu_instance_get_compute_instances(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceGetComputeInstances", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *computeInstances];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        computeInstances = (nvmlComputeInstance_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        count = (unsigned int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_gpu_instance_get_compute_instances(gpuInstance, profileId, computeInstances, count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("computeInstances", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("count", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_nvml_gpu_instance_get_compute_instance_by_id(void **cubind_state)
@@ -8893,6 +12265,18 @@ static void test_cubind_nvml_gpu_instance_get_compute_instance_by_id(void **cubi
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpuInstanceGetComputeInstanceById", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *computeInstance];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        computeInstance = (nvmlComputeInstance_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_gpu_instance_get_compute_instance_by_id(gpuInstance, id, computeInstance);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("computeInstance", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_compute_instance_get_info(void **cubind_state)
@@ -8920,6 +12304,18 @@ static void test_cubind_nvml_compute_instance_get_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlComputeInstanceGetInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (nvmlComputeInstanceInfo_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_compute_instance_get_info(computeInstance, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8949,6 +12345,18 @@ static void test_cubind_nvml_device_is_mig_device_handle(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceIsMigDeviceHandle", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *isMigDevice];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        isMigDevice = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_is_mig_device_handle(device, isMigDevice);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("isMigDevice", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_gpu_instance_id(void **cubind_state)
@@ -8976,6 +12384,18 @@ static void test_cubind_nvml_device_get_gpu_instance_id(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetGpuInstanceId", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *id];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        id = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_gpu_instance_id(device, id);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("id", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9005,6 +12425,18 @@ static void test_cubind_nvml_device_get_compute_instance_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetComputeInstanceId", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *id];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        id = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_compute_instance_id(device, id);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("id", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_max_mig_device_count(void **cubind_state)
@@ -9032,6 +12464,18 @@ static void test_cubind_nvml_device_get_max_mig_device_count(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMaxMigDeviceCount", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_max_mig_device_count(device, count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9063,6 +12507,18 @@ static void test_cubind_nvml_device_get_mig_device_handle_by_index(void **cubind
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetMigDeviceHandleByIndex", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *migDevice];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        migDevice = (nvmlDevice_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_mig_device_handle_by_index(device, index, migDevice);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("migDevice", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_device_handle_from_mig_device_handle(void **cubind_state)
@@ -9091,6 +12547,18 @@ static void test_cubind_nvml_device_get_device_handle_from_mig_device_handle(voi
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetDeviceHandleFromMigDeviceHandle", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device = (nvmlDevice_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_device_handle_from_mig_device_handle(migDevice, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_gpm_metrics_get(void **cubind_state)
@@ -9116,6 +12584,18 @@ static void test_cubind_nvml_gpm_metrics_get(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpmMetricsGet", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *metricsGet];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        metricsGet = (nvmlGpmMetricsGet_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_gpm_metrics_get(metricsGet);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("metricsGet", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9168,6 +12648,18 @@ static void test_cubind_nvml_gpm_sample_alloc(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpmSampleAlloc", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *gpmSample];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        gpmSample = (nvmlGpmSample_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_gpm_sample_alloc(gpmSample);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("gpmSample", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9255,6 +12747,18 @@ static void test_cubind_nvml_gpm_query_device_support(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpmQueryDeviceSupport", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *gpmSupport];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        gpmSupport = (nvmlGpmSupport_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_gpm_query_device_support(device, gpmSupport);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("gpmSupport", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_gpm_query_if_streaming_enabled(void **cubind_state)
@@ -9282,6 +12786,18 @@ static void test_cubind_nvml_gpm_query_if_streaming_enabled(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlGpmQueryIfStreamingEnabled", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *state];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        state = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_gpm_query_if_streaming_enabled(device, state);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("state", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9339,6 +12855,18 @@ static void test_cubind_nvml_device_set_nv_link_device_low_power_threshold(void 
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetNvLinkDeviceLowPowerThreshold", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *info];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        info = (nvmlNvLinkPowerThres_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_set_nv_link_device_low_power_threshold(device, info);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("info", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_system_set_nvlink_bw_mode(void **cubind_state)
@@ -9391,6 +12919,18 @@ static void test_cubind_nvml_system_get_nvlink_bw_mode(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlSystemGetNvlinkBwMode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nvlinkBwMode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nvlinkBwMode = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_system_get_nvlink_bw_mode(nvlinkBwMode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nvlinkBwMode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_set_power_management_limit_v2(void **cubind_state)
@@ -9419,6 +12959,18 @@ static void test_cubind_nvml_device_set_power_management_limit_v2(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceSetPowerManagementLimit_v2", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *powerValue];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        powerValue = (nvmlPowerValue_v2_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_set_power_management_limit_v2(device, powerValue);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("powerValue", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvml_device_get_sram_ecc_error_status(void **cubind_state)
@@ -9446,6 +12998,18 @@ static void test_cubind_nvml_device_get_sram_ecc_error_status(void **cubind_stat
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVML, "nvmlDeviceGetSramEccErrorStatus", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *status];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        status = (nvmlEccSramErrorStatus_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvml_device_get_sram_ecc_error_status(device, status);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("status", cubind_output_0, sizeof cubind_output_0);
     }
 }
 

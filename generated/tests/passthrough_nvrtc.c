@@ -123,6 +123,18 @@ static void test_cubind_nvrtc_get_num_supported_archs(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetNumSupportedArchs", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numArchs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numArchs = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_get_num_supported_archs(numArchs);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numArchs", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvrtc_get_supported_archs(void **cubind_state)
@@ -148,6 +160,18 @@ static void test_cubind_nvrtc_get_supported_archs(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetSupportedArchs", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *supportedArchs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        supportedArchs = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_get_supported_archs(supportedArchs);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("supportedArchs", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -185,6 +209,18 @@ static void test_cubind_nvrtc_create_program(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcCreateProgram", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *prog];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        prog = (nvrtcProgram *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_create_program(prog, src, name, numHeaders, headers, includeNames);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("prog", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvrtc_destroy_program(void **cubind_state)
@@ -210,6 +246,18 @@ static void test_cubind_nvrtc_destroy_program(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcDestroyProgram", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *prog];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        prog = (nvrtcProgram *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_destroy_program(prog);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("prog", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -269,6 +317,18 @@ static void test_cubind_nvrtc_get_ptx_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPTXSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ptxSizeRet];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ptxSizeRet = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_get_ptx_size(prog, ptxSizeRet);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ptxSizeRet", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvrtc_get_ptx(void **cubind_state)
@@ -296,6 +356,18 @@ static void test_cubind_nvrtc_get_ptx(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPTX", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ptx];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ptx = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_get_ptx(prog, ptx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ptx", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -325,6 +397,18 @@ static void test_cubind_nvrtc_get_cubin_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetCUBINSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *cubinSizeRet];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        cubinSizeRet = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_get_cubin_size(prog, cubinSizeRet);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("cubinSizeRet", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvrtc_get_cubin(void **cubind_state)
@@ -352,6 +436,18 @@ static void test_cubind_nvrtc_get_cubin(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetCUBIN", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *cubin];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        cubin = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_get_cubin(prog, cubin);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("cubin", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -393,6 +489,18 @@ static void test_cubind_nvrtc_get_ltoir_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetLTOIRSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *LTOIRSizeRet];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        LTOIRSizeRet = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_get_ltoir_size(prog, LTOIRSizeRet);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("LTOIRSizeRet", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How nvrtcGetLTOIR is called in the older releases where its call differs */
@@ -432,6 +540,18 @@ static void test_cubind_nvrtc_get_ltoir(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetLTOIR", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *LTOIR];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        LTOIR = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_get_ltoir(prog, LTOIR);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("LTOIR", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -473,6 +593,18 @@ static void test_cubind_nvrtc_get_opti_xir_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetOptiXIRSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *optixirSizeRet];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        optixirSizeRet = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_get_opti_xir_size(prog, optixirSizeRet);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("optixirSizeRet", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How nvrtcGetOptiXIR is called in the older releases where its call differs */
@@ -513,6 +645,18 @@ static void test_cubind_nvrtc_get_opti_xir(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetOptiXIR", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *optixir];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        optixir = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_get_opti_xir(prog, optixir);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("optixir", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvrtc_get_program_log_size(void **cubind_state)
@@ -541,6 +685,18 @@ static void test_cubind_nvrtc_get_program_log_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetProgramLogSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *logSizeRet];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        logSizeRet = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_get_program_log_size(prog, logSizeRet);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("logSizeRet", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvrtc_get_program_log(void **cubind_state)
@@ -568,6 +724,18 @@ static void test_cubind_nvrtc_get_program_log(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetProgramLog", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *log];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        log = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_get_program_log(prog, log);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("log", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -627,6 +795,18 @@ static void test_cubind_nvrtc_get_lowered_name(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetLoweredName", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *lowered_name];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        lowered_name = (const char **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_get_lowered_name(prog, name_expression, lowered_name);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("lowered_name", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How nvrtcGetPCHHeapSize is called in the older releases where its call differs */
@@ -666,6 +846,18 @@ static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPCHHeapSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ret];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ret = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_get_pch_heap_size(ret);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ret", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -788,6 +980,18 @@ static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVRTC, "nvrtcGetPCHHeapSizeRequired", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *size];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        size = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvrtc_get_pch_heap_size_required(prog, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("size", cubind_output_0, sizeof cubind_output_0);
     }
 }
 

@@ -128,6 +128,30 @@ static void test_cubind_nvvm_ir_version(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmIRVersion", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *majorIR];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *minorIR];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *majorDbg];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *minorDbg];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        majorIR = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        minorIR = (int *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        majorDbg = (int *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        minorDbg = (int *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvvm_ir_version(majorIR, minorIR, majorDbg, minorDbg);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("majorIR", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("minorIR", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("majorDbg", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("minorDbg", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 static void test_cubind_nvvm_create_program(void **cubind_state)
@@ -154,6 +178,18 @@ static void test_cubind_nvvm_create_program(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmCreateProgram", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *prog];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        prog = (nvvmProgram *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvvm_create_program(prog);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("prog", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvvm_destroy_program(void **cubind_state)
@@ -179,6 +215,18 @@ static void test_cubind_nvvm_destroy_program(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmDestroyProgram", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *prog];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        prog = (nvvmProgram *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvvm_destroy_program(prog);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("prog", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -274,6 +322,18 @@ static void test_cubind_nvvm_compile_program(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmCompileProgram", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *options];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        options = (const char **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvvm_compile_program(prog, numOptions, options);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("options", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvvm_verify_program(void **cubind_state)
@@ -304,6 +364,18 @@ static void test_cubind_nvvm_verify_program(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmVerifyProgram", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *options];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        options = (const char **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvvm_verify_program(prog, numOptions, options);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("options", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvvm_get_compiled_result_size(void **cubind_state)
@@ -331,6 +403,18 @@ static void test_cubind_nvvm_get_compiled_result_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmGetCompiledResultSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSizeRet];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSizeRet = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvvm_get_compiled_result_size(prog, bufferSizeRet);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSizeRet", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -360,6 +444,18 @@ static void test_cubind_nvvm_get_compiled_result(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmGetCompiledResult", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *buffer];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        buffer = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvvm_get_compiled_result(prog, buffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("buffer", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvvm_get_program_log_size(void **cubind_state)
@@ -388,6 +484,18 @@ static void test_cubind_nvvm_get_program_log_size(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmGetProgramLogSize", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *bufferSizeRet];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        bufferSizeRet = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvvm_get_program_log_size(prog, bufferSizeRet);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("bufferSizeRet", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_nvvm_get_program_log(void **cubind_state)
@@ -415,6 +523,18 @@ static void test_cubind_nvvm_get_program_log(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_NVVM, "nvvmGetProgramLog", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *buffer];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        buffer = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_nvvm_get_program_log(prog, buffer);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("buffer", cubind_output_0, sizeof cubind_output_0);
     }
 }
 

@@ -148,6 +148,18 @@ static void test_cubind_runtime_device_get_limit(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetLimit", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pValue];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pValue = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_device_get_limit(pValue, limit);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pValue", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_device_get_texture1_d_linear_max_width(void **cubind_state)
@@ -178,6 +190,18 @@ static void test_cubind_runtime_device_get_texture1_d_linear_max_width(void **cu
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetTexture1DLinearMaxWidth", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *maxWidthInElements];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        maxWidthInElements = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_device_get_texture1_d_linear_max_width(maxWidthInElements, fmtDesc, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("maxWidthInElements", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_device_get_cache_config(void **cubind_state)
@@ -203,6 +227,18 @@ static void test_cubind_runtime_device_get_cache_config(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetCacheConfig", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pCacheConfig];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pCacheConfig = (enum cudaFuncCache *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_device_get_cache_config(pCacheConfig);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pCacheConfig", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -231,6 +267,22 @@ static void test_cubind_runtime_device_get_stream_priority_range(void **cubind_s
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetStreamPriorityRange", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *leastPriority];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *greatestPriority];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        leastPriority = (int *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        greatestPriority = (int *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_device_get_stream_priority_range(leastPriority, greatestPriority);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("leastPriority", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("greatestPriority", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -286,6 +338,18 @@ static void test_cubind_runtime_device_get_by_pci_bus_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetByPCIBusId", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_device_get_by_pci_bus_id(device, pciBusId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_device_get_pci_bus_id(void **cubind_state)
@@ -316,6 +380,18 @@ static void test_cubind_runtime_device_get_pci_bus_id(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetPCIBusId", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pciBusId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pciBusId = (char *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_device_get_pci_bus_id(pciBusId, len, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pciBusId", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_ipc_get_event_handle(void **cubind_state)
@@ -343,6 +419,18 @@ static void test_cubind_runtime_ipc_get_event_handle(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcGetEventHandle", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (cudaIpcEventHandle_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_ipc_get_event_handle(handle, event);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -373,6 +461,18 @@ static void test_cubind_runtime_ipc_open_event_handle(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcOpenEventHandle", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *event];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        event = (cudaEvent_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_ipc_open_event_handle(event, handle);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("event", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_ipc_get_mem_handle(void **cubind_state)
@@ -400,6 +500,18 @@ static void test_cubind_runtime_ipc_get_mem_handle(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcGetMemHandle", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *handle];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        handle = (cudaIpcMemHandle_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_ipc_get_mem_handle(handle, devPtr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("handle", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -431,6 +543,18 @@ static void test_cubind_runtime_ipc_open_mem_handle(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaIpcOpenMemHandle", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *devPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        devPtr = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_ipc_open_mem_handle(devPtr, handle, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("devPtr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -530,6 +654,18 @@ static void test_cubind_runtime_device_register_async_notification(void **cubind
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceRegisterAsyncNotification", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *callback];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        callback = (cudaAsyncCallbackHandle_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_device_register_async_notification(device, callbackFunc, userData, callback);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("callback", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cudaDeviceUnregisterAsyncNotification is called in the older releases where its call differs */
@@ -595,6 +731,18 @@ static void test_cubind_runtime_device_get_shared_mem_config(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetSharedMemConfig", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pConfig];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pConfig = (enum cudaSharedMemConfig *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_device_get_shared_mem_config(pConfig);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pConfig", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -748,6 +896,18 @@ static void test_cubind_runtime_get_device_count(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDeviceCount", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_device_count(count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cudaGetDeviceProperties is called in the older releases where its call differs */
@@ -800,6 +960,18 @@ static void test_cubind_runtime_get_device_properties(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDeviceProperties", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *prop];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        prop = (struct cudaDeviceProp *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_device_properties(prop, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("prop", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_device_get_attribute(void **cubind_state)
@@ -829,6 +1001,18 @@ static void test_cubind_runtime_device_get_attribute(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetAttribute", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *value];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        value = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_device_get_attribute(value, attr, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("value", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -876,6 +1060,18 @@ static void test_cubind_runtime_device_get_host_atomic_capabilities(void **cubin
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetHostAtomicCapabilities", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *capabilities];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        capabilities = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_device_get_host_atomic_capabilities(capabilities, operations, count, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("capabilities", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_device_get_default_mem_pool(void **cubind_state)
@@ -903,6 +1099,18 @@ static void test_cubind_runtime_device_get_default_mem_pool(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetDefaultMemPool", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *memPool];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        memPool = (cudaMemPool_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_device_get_default_mem_pool(memPool, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("memPool", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -959,6 +1167,18 @@ static void test_cubind_runtime_device_get_mem_pool(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetMemPool", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *memPool];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        memPool = (cudaMemPool_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_device_get_mem_pool(memPool, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("memPool", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1022,6 +1242,18 @@ static void test_cubind_runtime_device_get_p2p_attribute(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetP2PAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *value];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        value = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_device_get_p2p_attribute(value, attr, srcDevice, dstDevice);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("value", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cudaDeviceGetP2PAtomicCapabilities is called in the older releases where its call differs */
@@ -1069,6 +1301,18 @@ static void test_cubind_runtime_device_get_p2p_atomic_capabilities(void **cubind
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceGetP2PAtomicCapabilities", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *capabilities];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        capabilities = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_device_get_p2p_atomic_capabilities(capabilities, operations, count, srcDevice, dstDevice);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("capabilities", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1156,6 +1400,18 @@ static void test_cubind_runtime_choose_device(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaChooseDevice", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_choose_device(device, prop);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1251,6 +1507,18 @@ static void test_cubind_runtime_get_device(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDevice", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_device(device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_set_valid_devices(void **cubind_state)
@@ -1278,6 +1546,18 @@ static void test_cubind_runtime_set_valid_devices(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaSetValidDevices", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device_arr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device_arr = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_set_valid_devices(device_arr, len);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device_arr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1331,6 +1611,18 @@ static void test_cubind_runtime_get_device_flags(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDeviceFlags", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *flags];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        flags = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_device_flags(flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("flags", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_stream_create(void **cubind_state)
@@ -1356,6 +1648,18 @@ static void test_cubind_runtime_stream_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pStream];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pStream = (cudaStream_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_stream_create(pStream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pStream", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1384,6 +1688,18 @@ static void test_cubind_runtime_stream_create_with_flags(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamCreateWithFlags", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pStream];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pStream = (cudaStream_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_stream_create_with_flags(pStream, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pStream", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1415,6 +1731,18 @@ static void test_cubind_runtime_stream_create_with_priority(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamCreateWithPriority", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pStream];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pStream = (cudaStream_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_stream_create_with_priority(pStream, flags, priority);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pStream", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_stream_get_priority(void **cubind_state)
@@ -1443,6 +1771,18 @@ static void test_cubind_runtime_stream_get_priority(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetPriority", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *priority];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        priority = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_stream_get_priority(hStream, priority);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("priority", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_stream_get_flags(void **cubind_state)
@@ -1470,6 +1810,18 @@ static void test_cubind_runtime_stream_get_flags(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetFlags", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *flags];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        flags = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_stream_get_flags(hStream, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("flags", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1510,6 +1862,18 @@ static void test_cubind_runtime_stream_get_id(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetId", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *streamId];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        streamId = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_stream_get_id(hStream, streamId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("streamId", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1552,6 +1916,18 @@ static void test_cubind_runtime_stream_get_device(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetDevice", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *device];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        device = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_stream_get_device(hStream, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("device", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1634,6 +2010,18 @@ static void test_cubind_runtime_stream_get_attribute(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetAttribute", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *value_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        value_out = (cudaLaunchAttributeValue *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_stream_get_attribute(hStream, attr, value_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("value_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -1939,6 +2327,18 @@ static void test_cubind_runtime_thread_exchange_stream_capture_mode(void **cubin
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaThreadExchangeStreamCaptureMode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mode = (enum cudaStreamCaptureMode *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_thread_exchange_stream_capture_mode(mode);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_stream_end_capture(void **cubind_state)
@@ -1967,6 +2367,18 @@ static void test_cubind_runtime_stream_end_capture(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamEndCapture", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraph];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraph = (cudaGraph_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_stream_end_capture(stream, pGraph);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraph", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_stream_is_capturing(void **cubind_state)
@@ -1994,6 +2406,18 @@ static void test_cubind_runtime_stream_is_capturing(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamIsCapturing", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pCaptureStatus];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pCaptureStatus = (enum cudaStreamCaptureStatus *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_stream_is_capturing(stream, pCaptureStatus);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pCaptureStatus", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2049,6 +2473,38 @@ static void test_cubind_runtime_stream_get_capture_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamGetCaptureInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *captureStatus_out];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *id_out];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *graph_out];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *dependencies_out];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *edgeData_out];
+        _Alignas(128) unsigned char cubind_output_5[sizeof *numDependencies_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        captureStatus_out = (enum cudaStreamCaptureStatus *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        id_out = (unsigned long long *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        graph_out = (cudaGraph_t *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        dependencies_out = (const cudaGraphNode_t **)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        edgeData_out = (const cudaGraphEdgeData **)(void *)cubind_output_4;
+        memset(cubind_output_5, 0xa5, sizeof cubind_output_5);
+        numDependencies_out = (size_t *)(void *)cubind_output_5;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_stream_get_capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("captureStatus_out", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("id_out", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("graph_out", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("dependencies_out", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("edgeData_out", cubind_output_4, sizeof cubind_output_4);
+        cubind_test_assert_zero("numDependencies_out", cubind_output_5, sizeof cubind_output_5);
+    }
 }
 
 /* How cudaStreamUpdateCaptureDependencies is called in the older releases where its call differs */
@@ -2099,6 +2555,18 @@ static void test_cubind_runtime_stream_update_capture_dependencies(void **cubind
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaStreamUpdateCaptureDependencies", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dependencies];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dependencies = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_stream_update_capture_dependencies(stream, dependencies, dependencyData, numDependencies, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dependencies", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_event_create(void **cubind_state)
@@ -2124,6 +2592,18 @@ static void test_cubind_runtime_event_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *event];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        event = (cudaEvent_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_event_create(event);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("event", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2152,6 +2632,18 @@ static void test_cubind_runtime_event_create_with_flags(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventCreateWithFlags", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *event];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        event = (cudaEvent_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_event_create_with_flags(event, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("event", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2319,6 +2811,18 @@ static void test_cubind_runtime_event_elapsed_time(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaEventElapsedTime", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ms];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ms = (float *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_event_elapsed_time(ms, start, end);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ms", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cudaImportExternalMemory is called in the older releases where its call differs */
@@ -2373,6 +2877,18 @@ static void test_cubind_runtime_import_external_memory(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *extMem_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        extMem_out = (cudaExternalMemory_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_import_external_memory(extMem_out, memHandleDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("extMem_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2431,6 +2947,18 @@ static void test_cubind_runtime_external_memory_get_mapped_buffer(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *devPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        devPtr = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_external_memory_get_mapped_buffer(devPtr, extMem, bufferDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("devPtr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cudaExternalMemoryGetMappedMipmappedArray is called in the older releases where its call differs */
@@ -2487,6 +3015,18 @@ static void test_cubind_runtime_external_memory_get_mapped_mipmapped_array(void 
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mipmap];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mipmap = (cudaMipmappedArray_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_external_memory_get_mapped_mipmapped_array(mipmap, extMem, mipmapDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mipmap", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2568,6 +3108,18 @@ static void test_cubind_runtime_import_external_semaphore(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *extSem_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        extSem_out = (cudaExternalSemaphore_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_import_external_semaphore(extSem_out, semHandleDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("extSem_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2725,6 +3277,18 @@ static void test_cubind_runtime_launch_kernel(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLaunchKernel", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *args];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        args = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_launch_kernel(func, gridDim, blockDim, args, sharedMem, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("args", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_launch_kernel_ex_c(void **cubind_state)
@@ -2754,6 +3318,18 @@ static void test_cubind_runtime_launch_kernel_ex_c(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLaunchKernelExC", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *args];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        args = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_launch_kernel_ex_c(config, func, args);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("args", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2792,6 +3368,18 @@ static void test_cubind_runtime_launch_cooperative_kernel(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLaunchCooperativeKernel", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *args];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        args = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_launch_cooperative_kernel(func, gridDim, blockDim, args, sharedMem, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("args", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -2871,6 +3459,18 @@ static void test_cubind_runtime_func_get_attributes(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncGetAttributes", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *attr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        attr = (struct cudaFuncAttributes *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_func_get_attributes(attr, func);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("attr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_func_set_attribute(void **cubind_state)
@@ -2941,6 +3541,18 @@ static void test_cubind_runtime_func_get_name(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncGetName", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *name];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        name = (const char **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_func_get_name(name, func);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("name", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cudaFuncGetParamInfo is called in the older releases where its call differs */
@@ -2984,6 +3596,22 @@ static void test_cubind_runtime_func_get_param_info(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaFuncGetParamInfo", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *paramOffset];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *paramSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        paramOffset = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        paramSize = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_func_get_param_info(func, paramIndex, paramOffset, paramSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("paramOffset", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("paramSize", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -3075,6 +3703,18 @@ static void test_cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(v
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numBlocks];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numBlocks = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_occupancy_max_active_blocks_per_multiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numBlocks", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_occupancy_available_dynamic_s_mem_per_block(void **cubind_state)
@@ -3106,6 +3746,18 @@ static void test_cubind_runtime_occupancy_available_dynamic_s_mem_per_block(void
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyAvailableDynamicSMemPerBlock", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dynamicSmemSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dynamicSmemSize = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_occupancy_available_dynamic_s_mem_per_block(dynamicSmemSize, func, numBlocks, blockSize);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dynamicSmemSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3141,6 +3793,18 @@ static void test_cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_w
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numBlocks];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numBlocks = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_occupancy_max_active_blocks_per_multiprocessor_with_flags(numBlocks, func, blockSize, dynamicSMemSize, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numBlocks", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_occupancy_max_potential_cluster_size(void **cubind_state)
@@ -3170,6 +3834,18 @@ static void test_cubind_runtime_occupancy_max_potential_cluster_size(void **cubi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxPotentialClusterSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *clusterSize];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        clusterSize = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_occupancy_max_potential_cluster_size(clusterSize, func, launchConfig);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("clusterSize", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3201,6 +3877,18 @@ static void test_cubind_runtime_occupancy_max_active_clusters(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaOccupancyMaxActiveClusters", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *numClusters];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        numClusters = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_occupancy_max_active_clusters(numClusters, func, launchConfig);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("numClusters", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_malloc_managed(void **cubind_state)
@@ -3231,6 +3919,18 @@ static void test_cubind_runtime_malloc_managed(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocManaged", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *devPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        devPtr = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_malloc_managed(devPtr, size, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("devPtr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_malloc(void **cubind_state)
@@ -3259,6 +3959,18 @@ static void test_cubind_runtime_malloc(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMalloc", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *devPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        devPtr = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_malloc(devPtr, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("devPtr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_malloc_host(void **cubind_state)
@@ -3286,6 +3998,18 @@ static void test_cubind_runtime_malloc_host(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocHost", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ptr = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_malloc_host(ptr, size);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ptr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3318,6 +4042,22 @@ static void test_cubind_runtime_malloc_pitch(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocPitch", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *devPtr];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pitch];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        devPtr = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pitch = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_malloc_pitch(devPtr, pitch, width, height);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("devPtr", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pitch", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -3352,6 +4092,18 @@ static void test_cubind_runtime_malloc_array(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocArray", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *array];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        array = (cudaArray_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_malloc_array(array, desc, width, height, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("array", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3487,6 +4239,18 @@ static void test_cubind_runtime_host_alloc(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostAlloc", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pHost];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pHost = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_host_alloc(pHost, size, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pHost", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_host_register(void **cubind_state)
@@ -3573,6 +4337,18 @@ static void test_cubind_runtime_host_get_device_pointer(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostGetDevicePointer", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pDevice];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pDevice = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_host_get_device_pointer(pDevice, pHost, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pDevice", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_host_get_flags(void **cubind_state)
@@ -3600,6 +4376,18 @@ static void test_cubind_runtime_host_get_flags(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaHostGetFlags", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pFlags];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pFlags = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_host_get_flags(pFlags, pHost);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pFlags", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3629,6 +4417,18 @@ static void test_cubind_runtime_malloc3_d(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMalloc3D", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pitchedDevPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pitchedDevPtr = (struct cudaPitchedPtr *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_malloc3_d(pitchedDevPtr, extent);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pitchedDevPtr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3662,6 +4462,18 @@ static void test_cubind_runtime_malloc3_d_array(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMalloc3DArray", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *array];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        array = (cudaArray_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_malloc3_d_array(array, desc, extent, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("array", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3698,6 +4510,18 @@ static void test_cubind_runtime_malloc_mipmapped_array(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocMipmappedArray", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mipmappedArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mipmappedArray = (cudaMipmappedArray_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_malloc_mipmapped_array(mipmappedArray, desc, extent, numLevels, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mipmappedArray", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_get_mipmapped_array_level(void **cubind_state)
@@ -3727,6 +4551,18 @@ static void test_cubind_runtime_get_mipmapped_array_level(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetMipmappedArrayLevel", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *levelArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        levelArray = (cudaArray_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_mipmapped_array_level(levelArray, mipmappedArray, level);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("levelArray", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3864,6 +4700,22 @@ static void test_cubind_runtime_mem_get_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemGetInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *free];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *total];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        free = (size_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        total = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_mem_get_info(free, total);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("free", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("total", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_runtime_array_get_info(void **cubind_state)
@@ -3896,6 +4748,26 @@ static void test_cubind_runtime_array_get_info(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetInfo", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *desc];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *extent];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *flags];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        desc = (struct cudaChannelFormatDesc *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        extent = (struct cudaExtent *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        flags = (unsigned int *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_array_get_info(desc, extent, flags, array);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("desc", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("extent", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("flags", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_runtime_array_get_plane(void **cubind_state)
@@ -3925,6 +4797,18 @@ static void test_cubind_runtime_array_get_plane(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetPlane", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pPlaneArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pPlaneArray = (cudaArray_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_array_get_plane(pPlaneArray, hArray, planeIdx);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pPlaneArray", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -3956,6 +4840,18 @@ static void test_cubind_runtime_array_get_memory_requirements(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetMemoryRequirements", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *memoryRequirements];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        memoryRequirements = (struct cudaArrayMemoryRequirements *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_array_get_memory_requirements(memoryRequirements, array, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("memoryRequirements", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_mipmapped_array_get_memory_requirements(void **cubind_state)
@@ -3986,6 +4882,18 @@ static void test_cubind_runtime_mipmapped_array_get_memory_requirements(void **c
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMipmappedArrayGetMemoryRequirements", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *memoryRequirements];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        memoryRequirements = (struct cudaArrayMemoryRequirements *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_mipmapped_array_get_memory_requirements(memoryRequirements, mipmap, device);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("memoryRequirements", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_array_get_sparse_properties(void **cubind_state)
@@ -4014,6 +4922,18 @@ static void test_cubind_runtime_array_get_sparse_properties(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaArrayGetSparseProperties", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sparseProperties];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sparseProperties = (struct cudaArraySparseProperties *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_array_get_sparse_properties(sparseProperties, array);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sparseProperties", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_mipmapped_array_get_sparse_properties(void **cubind_state)
@@ -4041,6 +4961,18 @@ static void test_cubind_runtime_mipmapped_array_get_sparse_properties(void **cub
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMipmappedArrayGetSparseProperties", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *sparseProperties];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        sparseProperties = (struct cudaArraySparseProperties *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_mipmapped_array_get_sparse_properties(sparseProperties, mipmap);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("sparseProperties", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4460,6 +5392,22 @@ static void test_cubind_runtime_memcpy_batch_async(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpyBatchAsync", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *attrs];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *attrsIdxs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        attrs = (struct cudaMemcpyAttributes *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        attrsIdxs = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_memcpy_batch_async(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("attrs", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("attrsIdxs", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cudaMemcpy3DBatchAsync is called in the older releases where its call differs */
@@ -4505,6 +5453,18 @@ static void test_cubind_runtime_memcpy3_d_batch_async(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemcpy3DBatchAsync", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *opList];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        opList = (struct cudaMemcpy3DBatchOp *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_memcpy3_d_batch_async(numOps, opList, flags, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("opList", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -4928,6 +5888,18 @@ static void test_cubind_runtime_get_symbol_address(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetSymbolAddress", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *devPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        devPtr = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_symbol_address(devPtr, symbol);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("devPtr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_get_symbol_size(void **cubind_state)
@@ -4955,6 +5927,18 @@ static void test_cubind_runtime_get_symbol_size(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetSymbolSize", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *size];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        size = (size_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_symbol_size(size, symbol);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("size", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5061,6 +6045,30 @@ static void test_cubind_runtime_mem_prefetch_batch_async(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPrefetchBatchAsync", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptrs];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sizes];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *prefetchLocs];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *prefetchLocIdxs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptrs = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sizes = (size_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        prefetchLocs = (struct cudaMemLocation *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        prefetchLocIdxs = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_mem_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptrs", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sizes", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("prefetchLocs", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("prefetchLocIdxs", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 /* How cudaMemDiscardBatchAsync is called in the older releases where its call differs */
@@ -5108,6 +6116,22 @@ static void test_cubind_runtime_mem_discard_batch_async(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemDiscardBatchAsync", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptrs];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sizes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptrs = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sizes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_mem_discard_batch_async(dptrs, sizes, count, flags, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptrs", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sizes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -5162,6 +6186,30 @@ static void test_cubind_runtime_mem_discard_and_prefetch_batch_async(void **cubi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemDiscardAndPrefetchBatchAsync", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptrs];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *sizes];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *prefetchLocs];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *prefetchLocIdxs];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptrs = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        sizes = (size_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        prefetchLocs = (struct cudaMemLocation *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        prefetchLocIdxs = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_mem_discard_and_prefetch_batch_async(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptrs", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("sizes", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("prefetchLocs", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("prefetchLocIdxs", cubind_output_3, sizeof cubind_output_3);
     }
 }
 
@@ -5281,6 +6329,26 @@ static void test_cubind_runtime_mem_range_get_attributes(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemRangeGetAttributes", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *data];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *dataSizes];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *attributes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        data = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        dataSizes = (size_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        attributes = (enum cudaMemRangeAttribute *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_mem_range_get_attributes(data, dataSizes, attributes, numAttributes, devPtr, count);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("data", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("dataSizes", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("attributes", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -5500,6 +6568,18 @@ static void test_cubind_runtime_malloc_async(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocAsync", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *devPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        devPtr = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_malloc_async(devPtr, size, hStream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("devPtr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_free_async(void **cubind_state)
@@ -5676,6 +6756,22 @@ static void test_cubind_runtime_mem_pool_get_access(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolGetAccess", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *flags];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *location];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        flags = (enum cudaMemAccessFlags *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        location = (struct cudaMemLocation *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_mem_pool_get_access(flags, memPool, location);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("flags", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("location", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cudaMemPoolCreate is called in the older releases where its call differs */
@@ -5731,6 +6827,18 @@ static void test_cubind_runtime_mem_pool_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *memPool];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        memPool = (cudaMemPool_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_mem_pool_create(memPool, poolProps);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("memPool", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5802,6 +6910,22 @@ static void test_cubind_runtime_mem_get_default_mem_pool(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemGetDefaultMemPool", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *memPool];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *location];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        memPool = (cudaMemPool_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        location = (struct cudaMemLocation *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_mem_get_default_mem_pool(memPool, location, type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("memPool", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("location", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cudaMemGetMemPool is called in the older releases where its call differs */
@@ -5845,6 +6969,22 @@ static void test_cubind_runtime_mem_get_mem_pool(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemGetMemPool", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *memPool];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *location];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        memPool = (cudaMemPool_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        location = (struct cudaMemLocation *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_mem_get_mem_pool(memPool, location, type);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("memPool", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("location", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -5890,6 +7030,18 @@ static void test_cubind_runtime_mem_set_mem_pool(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemSetMemPool", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *location];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        location = (struct cudaMemLocation *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_mem_set_mem_pool(location, type, memPool);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("location", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_malloc_from_pool_async(void **cubind_state)
@@ -5921,6 +7073,18 @@ static void test_cubind_runtime_malloc_from_pool_async(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMallocFromPoolAsync", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ptr = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_malloc_from_pool_async(ptr, size, memPool, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ptr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -5986,6 +7150,18 @@ static void test_cubind_runtime_mem_pool_import_from_shareable_handle(void **cub
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolImportFromShareableHandle", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *memPool];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        memPool = (cudaMemPool_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_mem_pool_import_from_shareable_handle(memPool, shareableHandle, handleType, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("memPool", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_mem_pool_export_pointer(void **cubind_state)
@@ -6013,6 +7189,18 @@ static void test_cubind_runtime_mem_pool_export_pointer(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolExportPointer", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *exportData];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        exportData = (struct cudaMemPoolPtrExportData *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_mem_pool_export_pointer(exportData, ptr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("exportData", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6043,6 +7231,22 @@ static void test_cubind_runtime_mem_pool_import_pointer(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaMemPoolImportPointer", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ptr];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *exportData];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ptr = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        exportData = (struct cudaMemPoolPtrExportData *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_mem_pool_import_pointer(ptr, memPool, exportData);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ptr", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("exportData", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6096,6 +7300,18 @@ static void test_cubind_runtime_pointer_get_attributes(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaPointerGetAttributes", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *attributes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        attributes = (struct cudaPointerAttributes *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_pointer_get_attributes(attributes, ptr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("attributes", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_device_can_access_peer(void **cubind_state)
@@ -6125,6 +7341,18 @@ static void test_cubind_runtime_device_can_access_peer(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDeviceCanAccessPeer", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *canAccessPeer];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        canAccessPeer = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_device_can_access_peer(canAccessPeer, device, peerDevice);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("canAccessPeer", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6264,6 +7492,18 @@ static void test_cubind_runtime_graphics_map_resources(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsMapResources", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *resources];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        resources = (cudaGraphicsResource_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graphics_map_resources(count, resources, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("resources", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graphics_unmap_resources(void **cubind_state)
@@ -6294,6 +7534,18 @@ static void test_cubind_runtime_graphics_unmap_resources(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsUnmapResources", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *resources];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        resources = (cudaGraphicsResource_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graphics_unmap_resources(count, resources, stream);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("resources", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graphics_resource_get_mapped_pointer(void **cubind_state)
@@ -6323,6 +7575,22 @@ static void test_cubind_runtime_graphics_resource_get_mapped_pointer(void **cubi
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsResourceGetMappedPointer", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *devPtr];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *size];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        devPtr = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        size = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graphics_resource_get_mapped_pointer(devPtr, size, resource);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("devPtr", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("size", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -6356,6 +7624,18 @@ static void test_cubind_runtime_graphics_sub_resource_get_mapped_array(void **cu
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsSubResourceGetMappedArray", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *array];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        array = (cudaArray_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graphics_sub_resource_get_mapped_array(array, resource, arrayIndex, mipLevel);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("array", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graphics_resource_get_mapped_mipmapped_array(void **cubind_state)
@@ -6384,6 +7664,18 @@ static void test_cubind_runtime_graphics_resource_get_mapped_mipmapped_array(voi
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphicsResourceGetMappedMipmappedArray", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *mipmappedArray];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        mipmappedArray = (cudaMipmappedArray_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graphics_resource_get_mapped_mipmapped_array(mipmappedArray, resource);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("mipmappedArray", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_get_channel_desc(void **cubind_state)
@@ -6411,6 +7703,18 @@ static void test_cubind_runtime_get_channel_desc(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetChannelDesc", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *desc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        desc = (struct cudaChannelFormatDesc *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_channel_desc(desc, array);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("desc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6534,6 +7838,18 @@ static void test_cubind_runtime_create_texture_object(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pTexObject];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pTexObject = (cudaTextureObject_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pTexObject", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_destroy_texture_object(void **cubind_state)
@@ -6612,6 +7928,18 @@ static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_s
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetTextureObjectResourceDesc", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pResDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pResDesc = (struct cudaResourceDesc *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_texture_object_resource_desc(pResDesc, texObject);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pResDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cudaGetTextureObjectTextureDesc is called in the older releases where its call differs */
@@ -6661,6 +7989,18 @@ static void test_cubind_runtime_get_texture_object_texture_desc(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetTextureObjectTextureDesc", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pTexDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pTexDesc = (struct cudaTextureDesc *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_texture_object_texture_desc(pTexDesc, texObject);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pTexDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6713,6 +8053,18 @@ static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cub
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetTextureObjectResourceViewDesc", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pResViewDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pResViewDesc = (struct cudaResourceViewDesc *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_texture_object_resource_view_desc(pResViewDesc, texObject);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pResViewDesc", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6768,6 +8120,18 @@ static void test_cubind_runtime_create_surface_object(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pSurfObject];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pSurfObject = (cudaSurfaceObject_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_create_surface_object(pSurfObject, pResDesc);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pSurfObject", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6847,6 +8211,18 @@ static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_s
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetSurfaceObjectResourceDesc", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pResDesc];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pResDesc = (struct cudaResourceDesc *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_surface_object_resource_desc(pResDesc, surfObject);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pResDesc", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_driver_get_version(void **cubind_state)
@@ -6872,6 +8248,18 @@ static void test_cubind_runtime_driver_get_version(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaDriverGetVersion", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *driverVersion];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        driverVersion = (int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_driver_get_version(driverVersion);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("driverVersion", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -6942,6 +8330,18 @@ static void test_cubind_runtime_logs_register_callback(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsRegisterCallback", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *callback_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        callback_out = (cudaLogsCallbackHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_logs_register_callback(callbackFunc, userData, callback_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("callback_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7025,6 +8425,18 @@ static void test_cubind_runtime_logs_current(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsCurrent", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *iterator_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        iterator_out = (cudaLogIterator *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_logs_current(iterator_out, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("iterator_out", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cudaLogsDumpToFile is called in the older releases where its call differs */
@@ -7068,6 +8480,18 @@ static void test_cubind_runtime_logs_dump_to_file(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsDumpToFile", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *iterator];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        iterator = (cudaLogIterator *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_logs_dump_to_file(iterator, pathToFile, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("iterator", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7115,6 +8539,26 @@ static void test_cubind_runtime_logs_dump_to_memory(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLogsDumpToMemory", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *iterator];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *buffer];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *size];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        iterator = (cudaLogIterator *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        buffer = (char *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        size = (size_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_logs_dump_to_memory(iterator, buffer, size, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("iterator", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("buffer", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("size", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 static void test_cubind_runtime_graph_create(void **cubind_state)
@@ -7142,6 +8586,18 @@ static void test_cubind_runtime_graph_create(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraph];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraph = (cudaGraph_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_create(pGraph, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraph", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7177,6 +8633,18 @@ static void test_cubind_runtime_graph_add_kernel_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddKernelNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_kernel_node(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_kernel_node_get_params(void **cubind_state)
@@ -7204,6 +8672,18 @@ static void test_cubind_runtime_graph_kernel_node_get_params(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeGetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pNodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pNodeParams = (struct cudaKernelNodeParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_kernel_node_get_params(node, pNodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pNodeParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7291,6 +8771,18 @@ static void test_cubind_runtime_graph_kernel_node_get_attribute(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphKernelNodeGetAttribute", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *value_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        value_out = (cudaLaunchAttributeValue *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_kernel_node_get_attribute(hNode, attr, value_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("value_out", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_kernel_node_set_attribute(void **cubind_state)
@@ -7355,6 +8847,18 @@ static void test_cubind_runtime_graph_add_memcpy_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_memcpy_node(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_add_memcpy_node_to_symbol(void **cubind_state)
@@ -7396,6 +8900,18 @@ static void test_cubind_runtime_graph_add_memcpy_node_to_symbol(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNodeToSymbol", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_memcpy_node_to_symbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7439,6 +8955,18 @@ static void test_cubind_runtime_graph_add_memcpy_node_from_symbol(void **cubind_
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNodeFromSymbol", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_memcpy_node_from_symbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_add_memcpy_node1_d(void **cubind_state)
@@ -7479,6 +9007,18 @@ static void test_cubind_runtime_graph_add_memcpy_node1_d(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemcpyNode1D", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_memcpy_node1_d(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_memcpy_node_get_params(void **cubind_state)
@@ -7506,6 +9046,18 @@ static void test_cubind_runtime_graph_memcpy_node_get_params(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemcpyNodeGetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pNodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pNodeParams = (struct cudaMemcpy3DParms *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_memcpy_node_get_params(node, pNodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pNodeParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7675,6 +9227,18 @@ static void test_cubind_runtime_graph_add_memset_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemsetNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_memset_node(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_memset_node_get_params(void **cubind_state)
@@ -7702,6 +9266,18 @@ static void test_cubind_runtime_graph_memset_node_get_params(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemsetNodeGetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pNodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pNodeParams = (struct cudaMemsetParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_memset_node_get_params(node, pNodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pNodeParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7765,6 +9341,18 @@ static void test_cubind_runtime_graph_add_host_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddHostNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_host_node(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_host_node_get_params(void **cubind_state)
@@ -7792,6 +9380,18 @@ static void test_cubind_runtime_graph_host_node_get_params(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphHostNodeGetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pNodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pNodeParams = (struct cudaHostNodeParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_host_node_get_params(node, pNodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pNodeParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7855,6 +9455,18 @@ static void test_cubind_runtime_graph_add_child_graph_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddChildGraphNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_child_graph_node(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_child_graph_node_get_graph(void **cubind_state)
@@ -7882,6 +9494,18 @@ static void test_cubind_runtime_graph_child_graph_node_get_graph(void **cubind_s
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphChildGraphNodeGetGraph", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraph];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraph = (cudaGraph_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_child_graph_node_get_graph(node, pGraph);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraph", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7914,6 +9538,18 @@ static void test_cubind_runtime_graph_add_empty_node(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddEmptyNode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_empty_node(pGraphNode, graph, pDependencies, numDependencies);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -7949,6 +9585,18 @@ static void test_cubind_runtime_graph_add_event_record_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddEventRecordNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_event_record_node(pGraphNode, graph, pDependencies, numDependencies, event);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_event_record_node_get_event(void **cubind_state)
@@ -7976,6 +9624,18 @@ static void test_cubind_runtime_graph_event_record_node_get_event(void **cubind_
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphEventRecordNodeGetEvent", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *event_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        event_out = (cudaEvent_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_event_record_node_get_event(node, event_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("event_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8039,6 +9699,18 @@ static void test_cubind_runtime_graph_add_event_wait_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddEventWaitNode", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_event_wait_node(pGraphNode, graph, pDependencies, numDependencies, event);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_event_wait_node_get_event(void **cubind_state)
@@ -8066,6 +9738,18 @@ static void test_cubind_runtime_graph_event_wait_node_get_event(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphEventWaitNodeGetEvent", (int)cubind_expected, 1);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *event_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        event_out = (cudaEvent_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_event_wait_node_get_event(node, event_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("event_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8129,6 +9813,18 @@ static void test_cubind_runtime_graph_add_external_semaphores_signal_node(void *
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddExternalSemaphoresSignalNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_external_semaphores_signal_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_external_semaphores_signal_node_get_params(void **cubind_state)
@@ -8156,6 +9852,18 @@ static void test_cubind_runtime_graph_external_semaphores_signal_node_get_params
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExternalSemaphoresSignalNodeGetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *params_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        params_out = (struct cudaExternalSemaphoreSignalNodeParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_external_semaphores_signal_node_get_params(hNode, params_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("params_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8219,6 +9927,18 @@ static void test_cubind_runtime_graph_add_external_semaphores_wait_node(void **c
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddExternalSemaphoresWaitNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_external_semaphores_wait_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_external_semaphores_wait_node_get_params(void **cubind_state)
@@ -8246,6 +9966,18 @@ static void test_cubind_runtime_graph_external_semaphores_wait_node_get_params(v
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExternalSemaphoresWaitNodeGetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *params_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        params_out = (struct cudaExternalSemaphoreWaitNodeParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_external_semaphores_wait_node_get_params(hNode, params_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("params_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8333,6 +10065,22 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemAllocNode", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nodeParams = (struct cudaMemAllocNodeParams *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_mem_alloc_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nodeParams", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cudaGraphMemAllocNodeGetParams is called in the older releases where its call differs */
@@ -8385,6 +10133,18 @@ static void test_cubind_runtime_graph_mem_alloc_node_get_params(void **cubind_st
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphMemAllocNodeGetParams", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *params_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        params_out = (struct cudaMemAllocNodeParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_mem_alloc_node_get_params(node, params_out);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("params_out", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_add_mem_free_node(void **cubind_state)
@@ -8418,6 +10178,18 @@ static void test_cubind_runtime_graph_add_mem_free_node(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddMemFreeNode", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_mem_free_node(pGraphNode, graph, pDependencies, numDependencies, dptr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8561,6 +10333,18 @@ static void test_cubind_runtime_graph_clone(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphClone", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphClone];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphClone = (cudaGraph_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_clone(pGraphClone, originalGraph);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphClone", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_node_find_in_clone(void **cubind_state)
@@ -8591,6 +10375,18 @@ static void test_cubind_runtime_graph_node_find_in_clone(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeFindInClone", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pNode];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_node_find_in_clone(pNode, originalNode, clonedGraph);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pNode", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_node_get_type(void **cubind_state)
@@ -8618,6 +10414,18 @@ static void test_cubind_runtime_graph_node_get_type(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetType", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pType];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pType = (enum cudaGraphNodeType *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_node_get_type(node, pType);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pType", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -8649,6 +10457,22 @@ static void test_cubind_runtime_graph_get_nodes(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphGetNodes", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nodes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *numNodes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nodes = (cudaGraphNode_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        numNodes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_get_nodes(graph, nodes, numNodes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nodes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("numNodes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 static void test_cubind_runtime_graph_get_root_nodes(void **cubind_state)
@@ -8678,6 +10502,22 @@ static void test_cubind_runtime_graph_get_root_nodes(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphGetRootNodes", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pRootNodes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *pNumRootNodes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pRootNodes = (cudaGraphNode_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        pNumRootNodes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_get_root_nodes(graph, pRootNodes, pNumRootNodes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pRootNodes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("pNumRootNodes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -8729,6 +10569,30 @@ static void test_cubind_runtime_graph_get_edges(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphGetEdges", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *from];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *to];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *edgeData];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *numEdges];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        from = (cudaGraphNode_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        to = (cudaGraphNode_t *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        edgeData = (cudaGraphEdgeData *)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        numEdges = (size_t *)(void *)cubind_output_3;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_get_edges(graph, from, to, edgeData, numEdges);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("from", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("to", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("edgeData", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("numEdges", cubind_output_3, sizeof cubind_output_3);
+    }
 }
 
 /* How cudaGraphNodeGetDependencies is called in the older releases where its call differs */
@@ -8777,6 +10641,26 @@ static void test_cubind_runtime_graph_node_get_dependencies(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetDependencies", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pDependencies];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *edgeData];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *pNumDependencies];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pDependencies = (cudaGraphNode_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        edgeData = (cudaGraphEdgeData *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        pNumDependencies = (size_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_node_get_dependencies(node, pDependencies, edgeData, pNumDependencies);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pDependencies", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("edgeData", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("pNumDependencies", cubind_output_2, sizeof cubind_output_2);
+    }
 }
 
 /* How cudaGraphNodeGetDependentNodes is called in the older releases where its call differs */
@@ -8824,6 +10708,26 @@ static void test_cubind_runtime_graph_node_get_dependent_nodes(void **cubind_sta
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetDependentNodes", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pDependentNodes];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *edgeData];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *pNumDependentNodes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pDependentNodes = (cudaGraphNode_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        edgeData = (cudaGraphEdgeData *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        pNumDependentNodes = (size_t *)(void *)cubind_output_2;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_node_get_dependent_nodes(node, pDependentNodes, edgeData, pNumDependentNodes);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pDependentNodes", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("edgeData", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("pNumDependentNodes", cubind_output_2, sizeof cubind_output_2);
     }
 }
 
@@ -8995,6 +10899,18 @@ static void test_cubind_runtime_graph_instantiate(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphInstantiate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphExec];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphExec = (cudaGraphExec_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_instantiate(pGraphExec, graph, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphExec", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_graph_instantiate_with_flags(void **cubind_state)
@@ -9024,6 +10940,18 @@ static void test_cubind_runtime_graph_instantiate_with_flags(void **cubind_state
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphInstantiateWithFlags", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphExec];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphExec = (cudaGraphExec_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_instantiate_with_flags(pGraphExec, graph, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphExec", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9067,6 +10995,22 @@ static void test_cubind_runtime_graph_instantiate_with_params(void **cubind_stat
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphInstantiateWithParams", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphExec];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *instantiateParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphExec = (cudaGraphExec_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        instantiateParams = (cudaGraphInstantiateParams *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_instantiate_with_params(pGraphExec, graph, instantiateParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphExec", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("instantiateParams", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cudaGraphExecGetFlags is called in the older releases where its call differs */
@@ -9106,6 +11050,18 @@ static void test_cubind_runtime_graph_exec_get_flags(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecGetFlags", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *flags];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        flags = (unsigned long long *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_exec_get_flags(graphExec, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("flags", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9549,6 +11505,18 @@ static void test_cubind_runtime_graph_node_get_enabled(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeGetEnabled", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *isEnabled];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        isEnabled = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_node_get_enabled(hGraphExec, hNode, isEnabled);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("isEnabled", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cudaGraphExecUpdate is called in the older releases where its call differs */
@@ -9592,6 +11560,18 @@ static void test_cubind_runtime_graph_exec_update(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecUpdate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *resultInfo];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        resultInfo = (cudaGraphExecUpdateResultInfo *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_exec_update(hGraphExec, hGraph, resultInfo);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("resultInfo", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -9765,6 +11745,18 @@ static void test_cubind_runtime_user_object_create(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaUserObjectCreate", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *object_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        object_out = (cudaUserObject_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_user_object_create(object_out, ptr, destroy, initialRefcount, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("object_out", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_user_object_retain(void **cubind_state)
@@ -9935,6 +11927,22 @@ static void test_cubind_runtime_graph_add_node(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphAddNode", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pGraphNode];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *nodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pGraphNode = (cudaGraphNode_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_add_node(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pGraphNode", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("nodeParams", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cudaGraphNodeSetParams is called in the older releases where its call differs */
@@ -9978,6 +11986,18 @@ static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphNodeSetParams", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_node_set_params(node, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nodeParams", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10025,6 +12045,18 @@ static void test_cubind_runtime_graph_exec_node_set_params(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphExecNodeSetParams", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *nodeParams];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_exec_node_set_params(graphExec, node, nodeParams);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("nodeParams", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cudaGraphConditionalHandleCreate is called in the older releases where its call differs */
@@ -10068,6 +12100,18 @@ static void test_cubind_runtime_graph_conditional_handle_create(void **cubind_st
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGraphConditionalHandleCreate", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pHandle_out];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pHandle_out = (cudaGraphConditionalHandle *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_graph_conditional_handle_create(pHandle_out, graph, defaultLaunchValue, flags);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pHandle_out", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10115,6 +12159,22 @@ static void test_cubind_runtime_get_driver_entry_point(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDriverEntryPoint", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *funcPtr];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *driverStatus];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        funcPtr = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        driverStatus = (enum cudaDriverEntryPointQueryResult *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_driver_entry_point(symbol, funcPtr, flags, driverStatus);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("funcPtr", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("driverStatus", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cudaGetDriverEntryPointByVersion is called in the older releases where its call differs */
@@ -10161,6 +12221,22 @@ static void test_cubind_runtime_get_driver_entry_point_by_version(void **cubind_
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetDriverEntryPointByVersion", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *funcPtr];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *driverStatus];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        funcPtr = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        driverStatus = (enum cudaDriverEntryPointQueryResult *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_driver_entry_point_by_version(symbol, funcPtr, cudaVersion, flags, driverStatus);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("funcPtr", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("driverStatus", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -10216,6 +12292,34 @@ static void test_cubind_runtime_library_load_data(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryLoadData", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *library];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *jitOptions];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *jitOptionsValues];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *libraryOptions];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *libraryOptionValues];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        library = (cudaLibrary_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        jitOptions = (enum cudaJitOption *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        jitOptionsValues = (void **)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        libraryOptions = (enum cudaLibraryOption *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        libraryOptionValues = (void **)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_library_load_data(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("library", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("jitOptions", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("jitOptionsValues", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("libraryOptions", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("libraryOptionValues", cubind_output_4, sizeof cubind_output_4);
+    }
 }
 
 /* How cudaLibraryLoadFromFile is called in the older releases where its call differs */
@@ -10269,6 +12373,34 @@ static void test_cubind_runtime_library_load_from_file(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryLoadFromFile", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *library];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *jitOptions];
+        _Alignas(128) unsigned char cubind_output_2[sizeof *jitOptionsValues];
+        _Alignas(128) unsigned char cubind_output_3[sizeof *libraryOptions];
+        _Alignas(128) unsigned char cubind_output_4[sizeof *libraryOptionValues];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        library = (cudaLibrary_t *)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        jitOptions = (enum cudaJitOption *)(void *)cubind_output_1;
+        memset(cubind_output_2, 0xa5, sizeof cubind_output_2);
+        jitOptionsValues = (void **)(void *)cubind_output_2;
+        memset(cubind_output_3, 0xa5, sizeof cubind_output_3);
+        libraryOptions = (enum cudaLibraryOption *)(void *)cubind_output_3;
+        memset(cubind_output_4, 0xa5, sizeof cubind_output_4);
+        libraryOptionValues = (void **)(void *)cubind_output_4;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_library_load_from_file(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("library", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("jitOptions", cubind_output_1, sizeof cubind_output_1);
+        cubind_test_assert_zero("jitOptionsValues", cubind_output_2, sizeof cubind_output_2);
+        cubind_test_assert_zero("libraryOptions", cubind_output_3, sizeof cubind_output_3);
+        cubind_test_assert_zero("libraryOptionValues", cubind_output_4, sizeof cubind_output_4);
     }
 }
 
@@ -10354,6 +12486,18 @@ static void test_cubind_runtime_library_get_kernel(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetKernel", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *pKernel];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        pKernel = (cudaKernel_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_library_get_kernel(pKernel, library, name);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("pKernel", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cudaLibraryGetGlobal is called in the older releases where its call differs */
@@ -10399,6 +12543,22 @@ static void test_cubind_runtime_library_get_global(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetGlobal", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptr];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptr = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_library_get_global(dptr, bytes, library, name);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptr", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bytes", cubind_output_1, sizeof cubind_output_1);
     }
 }
 
@@ -10446,6 +12606,22 @@ static void test_cubind_runtime_library_get_managed(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetManaged", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *dptr];
+        _Alignas(128) unsigned char cubind_output_1[sizeof *bytes];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        dptr = (void **)(void *)cubind_output_0;
+        memset(cubind_output_1, 0xa5, sizeof cubind_output_1);
+        bytes = (size_t *)(void *)cubind_output_1;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_library_get_managed(dptr, bytes, library, name);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("dptr", cubind_output_0, sizeof cubind_output_0);
+        cubind_test_assert_zero("bytes", cubind_output_1, sizeof cubind_output_1);
+    }
 }
 
 /* How cudaLibraryGetUnifiedFunction is called in the older releases where its call differs */
@@ -10490,6 +12666,18 @@ static void test_cubind_runtime_library_get_unified_function(void **cubind_state
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetUnifiedFunction", (int)cubind_expected, 0);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *fptr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        fptr = (void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_library_get_unified_function(fptr, library, symbol);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("fptr", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 /* How cudaLibraryGetKernelCount is called in the older releases where its call differs */
@@ -10531,6 +12719,18 @@ static void test_cubind_runtime_library_get_kernel_count(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryGetKernelCount", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *count];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        count = (unsigned int *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_library_get_kernel_count(count, lib);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("count", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10575,6 +12775,18 @@ static void test_cubind_runtime_library_enumerate_kernels(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaLibraryEnumerateKernels", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *kernels];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        kernels = (cudaKernel_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_library_enumerate_kernels(kernels, numKernels, lib);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("kernels", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10650,6 +12862,18 @@ static void test_cubind_runtime_get_export_table(void **cubind_state)
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetExportTable", (int)cubind_expected, 1);
     }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *ppExportTable];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        ppExportTable = (const void **)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_export_table(ppExportTable, pExportTableId);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("ppExportTable", cubind_output_0, sizeof cubind_output_0);
+    }
 }
 
 static void test_cubind_runtime_get_func_by_symbol(void **cubind_state)
@@ -10677,6 +12901,18 @@ static void test_cubind_runtime_get_func_by_symbol(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetFuncBySymbol", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *functionPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        functionPtr = (cudaFunction_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_func_by_symbol(functionPtr, symbolPtr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("functionPtr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 
@@ -10717,6 +12953,18 @@ static void test_cubind_runtime_get_kernel(void **cubind_state)
             cubind_test_assert_caller(INLINE_FORM, cubind_round, 1);
         assert_int_equal(cubind_result, cubind_expected);
         cubind_test_assert_status_recorded(CUBIND_LIB_RUNTIME, "cudaGetKernel", (int)cubind_expected, 0);
+    }
+    /* Its outputs (docs/mocks.md, "Outputs"): with the mocks answering as the libraries, each is
+     * zeroed, whatever the status, where the release's entry point has the newest ABI. */
+    if (cubind_action == 0 || cubind_action == CUBIND__RELEASE_SYMBOL) {
+        _Alignas(128) unsigned char cubind_output_0[sizeof *kernelPtr];
+        memset(cubind_output_0, 0xa5, sizeof cubind_output_0);
+        kernelPtr = (cudaKernel_t *)(void *)cubind_output_0;
+        cubind_mock_set_passthrough(0);
+        cubind_result = cubind_runtime_get_kernel(kernelPtr, entryFuncAddr);
+        (void)cubind_result;
+        cubind_mock_set_passthrough(1);
+        cubind_test_assert_zero("kernelPtr", cubind_output_0, sizeof cubind_output_0);
     }
 }
 

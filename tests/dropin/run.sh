@@ -5,7 +5,7 @@
 # LIBDIR holds libcubind-dropin.so and libcubind.so; MOCKS the mock folders (<release>/ each, named
 # in RELEASES, newest first). Environment: CC, CUDA_PATH, SONAMES (every bound library's soname),
 # NVCC (empty: the nvcc check is skipped), IR (the generated tree's ir/), DOC (docs/dropin.md, whose
-# figures are checked against what this measures).
+# figures are checked against what this measures), TWINS (examples/nvidia/, the examples' twins).
 #
 # The drop-in exports exactly the symbol of every function of the IR.
 # Each program of tests/dropin/*.c is compiled unchanged against $CUDA_PATH/include with
@@ -95,6 +95,38 @@ for source in "$here"/*.c; do
     echo "test-dropin: $name: $(wc -l < "$work/$name.referenced") NVIDIA symbols, no NVIDIA library needed;" \
          "ran on the mocks of $(echo "$RELEASES" | sed 's/ /, /g'); stops at $rule"
 done
+
+# The examples' NVIDIA-named twins (TWINS: examples/nvidia/, the same programs with NVIDIA's names and
+# headers): compiled unchanged against NVIDIA's headers, linked with the drop-in alone (no NVIDIA
+# library needed); on each release's mocks the driver loads through cubind and sees no GPU, so each
+# stops at its GPU check (exit 77) after cuInit and cuDeviceGetCount reached the mocks.
+# tests/gpu/dropin.sh runs them on a GPU, on CUDA 13.0's libraries and with 12.4's runtime.
+twins=0
+mkdir -p "$work/examples"
+for source in "$TWINS"/*.c; do
+    name=$(basename "$source" .c)
+    program="$work/examples/$name"
+    # shellcheck disable=SC2086 # the flags are meant to split
+    $CC $warnings -isystem "$CUDA_PATH/include" "$source" -o "$program" \
+        -L"$libdir" -lcubind-dropin -Wl,-rpath,"$libdir" -lm > "$program.cc.log" 2>&1 ||
+        { cat "$program.cc.log"; fail "examples/nvidia/$name.c does not build against NVIDIA's headers with the drop-in"; }
+    readelf -d "$program" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' > "$program.needed"
+    for soname in $SONAMES; do
+        if grep -qxF "$soname" "$program.needed"; then fail "examples/nvidia/$name needs $soname"; fi
+    done
+    for release in $RELEASES; do
+        log="$program-$release.log"
+        set +e; LD_LIBRARY_PATH="$mocks/$release" CUBIND_MOCK_LOG="$log" "$program" > "$program-$release.out" 2>&1
+        status=$?; set -e
+        [ "$status" -eq 77 ] && grep -q "^$name: SKIP (the driver sees no GPU)" "$program-$release.out" ||
+            { cat "$program-$release.out"; fail "examples/nvidia/$name exits $status on the mocks of CUDA $release, not 77 (no GPU)"; }
+        grep -qx cuInit "$log" && grep -qx cuDeviceGetCount "$log" ||
+            fail "examples/nvidia/$name's cuInit and cuDeviceGetCount did not reach the mocks of CUDA $release"
+    done
+    twins=$((twins + 1))
+done
+[ "$twins" -gt 0 ] || fail "no example twin in $TWINS"
+echo "test-dropin: $twins examples' NVIDIA-named twins built with the drop-in alone; on the mocks of each release they reach the driver and skip (no GPU)"
 
 # A rule the mocks cannot read stops the program at its first call, saying why.
 if LD_LIBRARY_PATH="$mocks/$newest" CUBIND_MOCK_STATUS="cudaMalloc#x=2" "$work/runtime_memcpy" > "$work/bad.out" 2>&1; then

@@ -208,3 +208,28 @@ def test_integer_constants_keep_their_text() -> None:
     assert constants["CUFFT_FORWARD"]["value"] == -1
     assert constants["CUBLASLT_NUMERICAL_IMPL_FLAGS_GAUSSIAN"]["text"] == "( 0x01ull << 32 )"
     assert constants["CUBLASLT_NUMERICAL_IMPL_FLAGS_GAUSSIAN"]["value"] == 1 << 32
+
+
+@pytest.mark.parametrize(
+    ("function", "param", "output"),
+    [
+        ("cudaGetDeviceCount", "count", True),            # int *
+        ("cudaMalloc", "devPtr", True),                   # void **
+        ("cudaStreamCreate", "pStream", True),            # a pointer to a handle
+        ("cudaGetDeviceProperties", "prop", True),        # a complete record
+        ("cublasCreate", "handle", True),                 # cublasHandle_t *
+        ("cublasSgemm", "C", True),                       # float *: an array, its first element
+        ("cublasSgemm", "A", False),                      # const float *
+        ("cublasSgemm", "handle", False),                 # a handle: its record is incomplete
+        ("cublasSgemm", "m", False),                      # not a pointer
+        ("cudaMemcpy", "dst", False),                     # void *: no size
+        ("cublasSgemvBatched", "Aarray", False),          # const float *const []: a const pointee
+        ("cublasHgemm", "C", False),                      # __half *: opaque in cubind's C headers
+        ("cudaLaunchHostFunc", "fn", False),              # a function pointer
+    ],
+)
+def test_outputs(function: str, param: str, output: bool) -> None:
+    """The parameters the mocks zero (docs/mocks.md, "Outputs"): `output` is present only when true."""
+    p = next(p for p in FUNCTIONS[function]["params"] if p["name"] == param)
+    assert p.get("output", False) is output
+    assert "output" not in p or p["output"] is True

@@ -170,6 +170,27 @@ EXPORT int cubind_mock_status(void)
     return scripted ? scripted_status : status_to_return;
 }
 
+static pthread_once_t zero_once = PTHREAD_ONCE_INIT;
+static int zero_fd = -1;
+
+static void open_zero(void)
+{
+    zero_fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+}
+
+EXPORT void cubind_mock_zero(void *p, size_t size)
+{
+    if (p == NULL || size == 0)
+        return;
+    pthread_once(&zero_once, open_zero);
+    if (zero_fd >= 0) {
+        if (read(zero_fd, p, size) < 0) /* EFAULT: not writable memory, left alone */
+            return;
+    } else if ((uintptr_t)p >= 65536) { /* no /dev/zero: at least not the pages below mmap_min_addr */
+        memset(p, 0, size);
+    }
+}
+
 EXPORT uintptr_t cubind_mock_return(void)
 {
     return value_to_return;

@@ -27,6 +27,10 @@
 void cubind_mock_begin(const char *symbol, const void *caller);
 void cubind_mock_arg(const void *value, size_t size);
 int cubind_mock_status(void);
+/* Zeroes an output's `size` bytes at `p` (docs/mocks.md, "Outputs") where they are writable memory;
+ * NULL, a made-up address or an offset into memory the mocks "allocated" (NULL + n) is left alone
+ * rather than faulting: the kernel writes the zeros (read(2) of /dev/zero) and refuses a bad address. */
+void cubind_mock_zero(void *p, size_t size);
 uintptr_t cubind_mock_return(void);
 /* 1 while a passthrough test runs: a version query records like any function;
  * 0 otherwise: it answers the version in CUBIND_MOCK_VERSION ("M.m.p", default
