@@ -22,9 +22,6 @@ class Module:
     library: str
     headers: tuple[str, ...]
     name_exceptions: tuple[tuple[str, str], ...] = ()
-    # NVIDIA headers cubind's module header brings in beyond its counterpart's, with why: a known gap
-    # of "including a cubind header changes nothing else" (test-headers checks against the rest)
-    also_brings: tuple[tuple[str, str], ...] = ()
 
     @property
     def exceptions(self) -> dict[str, str]:
@@ -337,7 +334,6 @@ def load(path: Path = CONFIG_PATH) -> Config:
                     m["library"],
                     tuple(m["headers"]),
                     tuple(sorted(raw.get("name_exceptions", {}).get(m["name"], {}).items())),
-                    tuple((a["header"], a["reason"]) for a in m.get("also_brings", ())),
                 )
                 for m in u["modules"]
             ),

@@ -101,7 +101,6 @@
 #include <cupti_range_profiler.h>
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
-#include <cudaProfiler.h>
 #elif defined(CUBIND_TEST_MODULE_cupti)
 #include "cubind/cupti.h"
 #else
