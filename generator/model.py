@@ -43,6 +43,9 @@ class ModuleModel:
     shared_includes: list[str] = field(default_factory=list)
     system_includes: list[str] = field(default_factory=list)
     counterpart: list[str] = field(default_factory=list)  # NVIDIA's headers a program includes instead
+    # the shared files of the unit's inline_headers (vector_functions.h), which the module header
+    # includes after its types header
+    inline_includes: list[str] = field(default_factory=list)
     # the other modules' cubind types headers its types header includes: a module's <name>_types.h,
     # or, for a module split per NVIDIA header (header_files), the files of the headers reached only
     type_files: list[str] = field(default_factory=list)
@@ -252,11 +255,22 @@ def build(config: Config, irs: list[dict]) -> Model:
     _add_constants(shared_groups, [(ir, k, key) for ir in irs for key in ("constants", "literal_constants")
                                    for k in ir.get(key, []) if config.module_of_header(k["header"]) is None], rank)
 
+    # a unit's inline_headers declare no type: a group of their own for their functions
+    for ir in irs:
+        for header in config.unit(ir["unit"]).inline_headers:
+            if header in ir.get("inline_definitions", {}) and all(g.header != header for g in shared_groups):
+                rank.setdefault(header, len(rank))
+                shared_groups.append(TypeGroup(header, ir["guards"][header], False))
     _add_inline_definitions(shared_groups, irs)
 
     graph = header_closure.include_graph(irs)
     shared_headers = list(dict.fromkeys(g.header for g in shared_groups))
     shared_header_of = {n: entry["header"] for entry, _ in shared_entries for n in _declared_names(entry)}
+    # headers of functions alone (vector_functions.h): a shared file needs none for its declarations;
+    # a module header includes those its counterpart reaches itself (cuda_fp16.h's opaque copy, which
+    # cusparse.h's names use, does not bring make_float2 in: NVIDIA's cusparse.h does not)
+    functions_only = {g.header for g in shared_groups if g.functions} - \
+        {g.header for g in shared_groups if g.entries or g.constants or g.literals}
     shared_files = []
     for header in shared_headers:
         reached = header_closure.closure(graph, [header])
@@ -264,7 +278,7 @@ def build(config: Config, irs: list[dict]) -> Model:
                              "groups": [g for g in shared_groups if g.header == header],
                              "system": header_closure.system_headers(graph, reached),
                              "includes": [header_closure.shared_file(h) for h in shared_headers
-                                          if h in reached and h != header]})
+                                          if h in reached and h != header and h not in functions_only]})
     modules = []
     # every NVIDIA header a module's types header needs: its counterpart's reach and the headers of
     # the names it uses
@@ -282,6 +296,10 @@ def build(config: Config, irs: list[dict]) -> Model:
             used = {n for e, _ in entries for n in e.get("uses", [])} | {n for f in functions for n in f["uses"]}
             counterpart = [h for h in module.headers if h in unit.headers] or list(module.headers)
             reached = header_closure.closure(graph, counterpart) | own
+            # the unit's inline_headers: in the module header, not its types header, which other
+            # modules' types headers include (NVIDIA's cusparse.h includes cuda_runtime_api.h alone)
+            inline_reached = header_closure.closure(graph, unit.inline_headers) - reached
+            counterpart = counterpart + list(unit.inline_headers)
             reached_modules = {m.name for h in reached if (m := config.module_of_header(h)) is not None}
             includes = sorted(({owner_of_name[n] for n in used if owner_of_name.get(n)} | reached_modules)
                               - {module.name})
@@ -293,7 +311,9 @@ def build(config: Config, irs: list[dict]) -> Model:
                             _helpers(ir, unit, module),
                             shared_includes=[header_closure.shared_file(h) for h in shared_headers if h in shared_used],
                             system_includes=header_closure.system_headers(graph, reached),
-                            counterpart=counterpart)
+                            counterpart=counterpart,
+                            inline_includes=[header_closure.shared_file(h) for h in shared_headers
+                                             if h in inline_reached])
             )
             modules[-1].cplusplus = _cplusplus(ir, unit, module)
     _split_per_header(config, modules, needed, graph, shared_headers)
