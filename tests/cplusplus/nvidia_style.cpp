@@ -51,7 +51,7 @@ static void kernel(float *data, int n)
 // On the GPU: the same kernel as PTX, data[i] = i for i < n (idempotent: any launch shape below
 // leaves the same values).
 static const char kernel_ptx[] =
-    ".version 7.0\n.target sm_50\n.address_size 64\n"
+    ".version 7.0\n.target sm_75\n.address_size 64\n"
     ".visible .entry cubind_iota(.param .u64 cubind_iota_data, .param .u32 cubind_iota_n)\n{\n"
     "  .reg .pred %p<2>;\n  .reg .b32 %r<6>;\n  .reg .f32 %f<2>;\n  .reg .b64 %rd<5>;\n"
     "  ld.param.u64 %rd1, [cubind_iota_data];\n  ld.param.u32 %r1, [cubind_iota_n];\n"
