@@ -22,9 +22,6 @@ class Module:
     library: str
     headers: tuple[str, ...]
     name_exceptions: tuple[tuple[str, str], ...] = ()
-    # NVIDIA headers cubind's module header brings in beyond its counterpart's, with why: a known gap
-    # of "including a cubind header changes nothing else" (test-headers checks against the rest)
-    also_brings: tuple[tuple[str, str], ...] = ()
 
     @property
     def exceptions(self) -> dict[str, str]:
@@ -53,6 +50,10 @@ class Unit:
     # headers a C++ program takes besides the unit's (cuda_runtime.h): their templates, overloads
     # and C++-only inline helpers are repeated on cubind's wrappers (generator/cplusplus.py)
     cplusplus_headers: tuple[str, ...] = ()
+    # headers the unit's header a program takes includes (cuda_runtime.h: vector_functions.h), whose
+    # static inline functions (make_float2, make_cudaExtent, ...) cubind's module header repeats: its
+    # counterpart includes them (generator/inline_copies.py)
+    inline_headers: tuple[str, ...] = ()
 
     def exclusion(self, name: str) -> Exclusion | None:
         """The configured exclusion that matches a function name, or None."""
@@ -347,6 +348,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             caller_storage=tuple(Exclusion(e["pattern"], e["reason"]) for e in u.get("caller_storage", ())),
             headers_release=u.get("headers_release"),
             cplusplus_headers=tuple(u.get("cplusplus_headers", ())),
+            inline_headers=tuple(u.get("inline_headers", ())),
             modules=tuple(
                 Module(
                     m["name"],
@@ -354,7 +356,6 @@ def load(path: Path = CONFIG_PATH) -> Config:
                     m["library"],
                     tuple(m["headers"]),
                     tuple(sorted(raw.get("name_exceptions", {}).get(m["name"], {}).items())),
-                    tuple((a["header"], a["reason"]) for a in m.get("also_brings", ())),
                 )
                 for m in u["modules"]
             ),

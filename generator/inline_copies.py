@@ -1,5 +1,6 @@
 """NVIDIA's inline definitions in the shared headers cubind copies (cuComplex.h's make_cuComplex,
-cuCaddf, cuCabs, ...; vector_types.h's dim3 constructors), read from the headers with libclang.
+cuCaddf, cuCabs, ...; vector_types.h's dim3 constructors; a unit's `inline_headers`:
+vector_functions.h's make_float2, ...), read from the headers with libclang.
 
 Without CUDA on the include path, cubind's cuda_types_*.h carry their own copy of a shared
 header's declarations; a program written for NVIDIA's header also calls its static inline
@@ -16,7 +17,7 @@ import functools
 
 import clang.cindex as ci
 
-from . import clang_ext
+from . import clang_ext, header_constants, macros
 from .tu import IncludeDirs, Parsed, parse
 
 CK = ci.CursorKind
@@ -86,20 +87,76 @@ def _spelled(parsed: Parsed, cursor: ci.Cursor, empty: set[str], definitions: di
 
 
 def functions(parsed: Parsed, header: str) -> list[dict]:
-    """The static inline definitions of `header` in a C parse with bodies, in source order:
-    {name, line, declarator (the tokens before the body, storage left out), body}."""
+    """The static inline functions `header` declares, each defined there or in a header it includes
+    itself (vector_functions.h declares make_float2, vector_functions.hpp defines it), in the order
+    of `header`'s declarations: {name, line, declarator (the tokens before the body, storage left
+    out), body}."""
     empty = empty_macros(parsed)
     definitions = {c.spelling: c for c in parsed.declarations(CK.MACRO_DEFINITION)}
+    storage = _STORAGE | _storage_macros(parsed, empty)
     found = []
+    seen: set[str] = set()
     for cursor in parsed.declarations(CK.FUNCTION_DECL):
-        if parsed.header_of(cursor) != header or not cursor.is_definition() \
-                or cursor.storage_class != ci.StorageClass.STATIC:
+        if parsed.header_of(cursor) != header or cursor.storage_class != ci.StorageClass.STATIC \
+                or cursor.spelling in seen:
             continue
-        tokens = _spelled(parsed, cursor, empty, definitions)
-        start = tokens.index("{")
+        definition = cursor.get_definition()
+        body = next((c for c in clang_ext.children(definition) if c.kind == CK.COMPOUND_STMT), None) \
+            if definition is not None else None
+        if body is None:
+            continue
+        seen.add(cursor.spelling)
+        tokens = _spelled(parsed, definition, empty, definitions)
+        body_tokens = _spelled(parsed, body, empty, definitions)
         found.append({"name": cursor.spelling, "line": cursor.location.line,
-                      "declarator": [t for t in tokens[:start] if t not in _STORAGE], "body": tokens[start:]})
+                      "declarator": [t for t in _head(tokens[:len(tokens) - len(body_tokens)]) if t not in storage],
+                      "body": body_tokens})
     return found
+
+
+def _head(tokens: list[str]) -> list[str]:
+    """A definition's tokens before its body, from its first: when the head starts with a macro
+    (vector_functions.hpp's `__VECTOR_FUNCTIONS_DECL__ char1 make_char1(...)`), libclang's extent
+    starts where the macro's body is spelled, and takes in the lines between (an `#endif`, the
+    definitions before): what follows the last `;`, `}` or directive is the head."""
+    start = 0
+    for i, token in enumerate(tokens):
+        if token in (";", "}"):
+            start = i + 1
+        elif token == "#" and i + 1 < len(tokens):  # `# endif`: the directive's keyword too
+            start = i + 2
+    return tokens[start:]
+
+
+def _storage_macros(parsed: Parsed, empty: set[str]) -> set[str]:
+    """The object-like macros that expand to storage words, pragmas (`_Pragma("...")`) and macros
+    that expand to nothing alone (`__VECTOR_FUNCTIONS_DECL__` -> `static __inline__ __host__
+    __device__`; `__NV_SILENCE_DEPRECATION_BEGIN` -> `_Pragma("GCC diagnostic push") ...`): cubind
+    spells `static inline` itself, and its copy silences the deprecation warnings as NVIDIA's
+    macro does (templates/_macros.j2)."""
+    bodies = {c.spelling: [s for _, s in clang_ext.spelled_tokens(parsed.tu, c.extent)][1:]
+              for c in parsed.declarations(CK.MACRO_DEFINITION) if not clang_ext.is_macro_function_like(c)}
+    found: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, body in bodies.items():
+            if name not in found and body and _only_head_words(body, empty | found):
+                found.add(name)
+                changed = True
+    return found
+
+
+def _only_head_words(body: list[str], known: set[str]) -> bool:
+    i = 0
+    while i < len(body):
+        if body[i] == "_Pragma" and body[i + 1:i + 2] == ["("]:
+            i = _after_parentheses(body, i + 1)
+        elif body[i] in _STORAGE or body[i] in known:
+            i += 1
+        else:
+            return False
+    return True
 
 
 def members(parsed: Parsed, header: str) -> dict[str, list[list[str]]]:
@@ -125,7 +182,10 @@ def read(include_dirs: IncludeDirs, header: str, c_args: tuple[str, ...], cxx_ar
     parse of the header alone) and its structures' C++ members, per C++ standard (the same for
     every unit: read once a process)."""
     c = parse(include_dirs, [header], list(c_args), name="cubind_inline_c", macros=True, bodies=True)
-    entry: dict = {"functions": functions(c, header), "members": {}}
+    # besides the IR's entry (selected() keeps only that): what the header includes and its guard,
+    # for a header the unit's own parse does not reach (the unit's `inline_headers`)
+    entry: dict = {"functions": functions(c, header), "members": {}, "includes": header_constants.includes(c),
+                   "guard": macros.presence_macro([c], header)}
     language = [a for a in cxx_args if not a.startswith("-std=")]
     for key, standard in CXX_STANDARDS:
         cxx = parse(include_dirs, [header], [*language, standard], name="cubind_inline_cxx", macros=True, bodies=True)

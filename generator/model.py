@@ -43,6 +43,16 @@ class ModuleModel:
     shared_includes: list[str] = field(default_factory=list)
     system_includes: list[str] = field(default_factory=list)
     counterpart: list[str] = field(default_factory=list)  # NVIDIA's headers a program includes instead
+    # the shared files of the unit's inline_headers (vector_functions.h), which the module header
+    # includes after its types header
+    inline_includes: list[str] = field(default_factory=list)
+    # the other modules' cubind types headers its types header includes: a module's <name>_types.h,
+    # or, for a module split per NVIDIA header (header_files), the files of the headers reached only
+    type_files: list[str] = field(default_factory=list)
+    # a module whose headers another module's counterpart reaches, when it has several: one file per
+    # NVIDIA header ({header, file, groups, system, includes}), included by <name>_types.h, so that
+    # a header reaching cuda.h does not bring in cudaProfiler.h too (_split_per_header)
+    header_files: list[dict] = field(default_factory=list)
     cplusplus: list[dict] = field(default_factory=list)  # NVIDIA's C++ templates and overloads (generator/cplusplus.py)
 
 
@@ -169,6 +179,53 @@ def _groups(entries: list[tuple[dict, dict]], rank: dict[str, int]) -> list[Type
     return sorted(groups.values(), key=lambda g: (not g.cplusplus_class, rank[g.header]))
 
 
+def _module_part_file(module: str, header: str) -> str:
+    """cubind's file for one NVIDIA header of a module split per header (cuda.h of the driver ->
+    driver_types_cuda.h)."""
+    stem = header.removesuffix(".h").replace("/", "_").replace(".", "_")
+    return f"{module}_types_{stem}.h"
+
+
+def _split_per_header(config: Config, modules: list[ModuleModel], needed: dict[str, set[str]],
+                      graph: dict[str, dict[str, list[str]]], shared_headers: list[str]) -> None:
+    """Which cubind types headers each module's types header includes. A module with declarations
+    from several NVIDIA headers, some of which another module's counterpart reaches, is split: one
+    file per NVIDIA header (header_files), each bringing in what that header does; <name>_types.h
+    includes them all, and a module reaching some of its headers includes those files only (NVIDIA's
+    cupti.h includes cuda.h, not cudaProfiler.h; the driver module holds both)."""
+    by_name = {m.module.name: m for m in modules}
+    headers_of = {m.module.name: list(dict.fromkeys(g.header for g in m.groups)) for m in modules}
+    split = {name for name, headers in headers_of.items() if len(headers) > 1
+             and any(other != name and set(headers) & needed[other] for other in needed)}
+
+    def part_includes(reached: set[str], owner: str, own_header: str) -> list[str]:
+        """The cubind types files of the module headers `reached` from `owner`'s `own_header`:
+        its own module's other parts, another split module's parts, another module's types."""
+        out: list[str] = []
+        for name in sorted({m.name for h in reached if (m := config.module_of_header(h)) is not None}):
+            if name in split:
+                out.extend(_module_part_file(name, h) for h in headers_of[name] if h in reached and h != own_header)
+            elif name != owner and name in by_name:
+                out.append(f"{name}_types.h")
+        return out
+
+    for module in modules:
+        name = module.module.name
+        module.type_files = [f for other in module.type_includes for f in
+                             ([_module_part_file(other, h) for h in headers_of.get(other, []) if h in needed[name]]
+                              if other in split else [f"{other}_types.h"])]
+        if name not in split:
+            continue
+        for header in headers_of[name]:
+            reached = header_closure.closure(graph, [header])
+            module.header_files.append({
+                "header": header, "file": _module_part_file(name, header),
+                "groups": [g for g in module.groups if g.header == header],
+                "system": header_closure.system_headers(graph, reached),
+                "includes": [header_closure.shared_file(h) for h in shared_headers if h in reached]
+                + part_includes(reached, name, header)})
+
+
 def build(config: Config, irs: list[dict]) -> Model:
     check_names([f for ir in irs for f in ir["functions"]], api.hand_written_names())
     cuda_versions = {ir["cuda_version"] for ir in irs}
@@ -198,11 +255,22 @@ def build(config: Config, irs: list[dict]) -> Model:
     _add_constants(shared_groups, [(ir, k, key) for ir in irs for key in ("constants", "literal_constants")
                                    for k in ir.get(key, []) if config.module_of_header(k["header"]) is None], rank)
 
+    # a unit's inline_headers declare no type: a group of their own for their functions
+    for ir in irs:
+        for header in config.unit(ir["unit"]).inline_headers:
+            if header in ir.get("inline_definitions", {}) and all(g.header != header for g in shared_groups):
+                rank.setdefault(header, len(rank))
+                shared_groups.append(TypeGroup(header, ir["guards"][header], False))
     _add_inline_definitions(shared_groups, irs)
 
     graph = header_closure.include_graph(irs)
     shared_headers = list(dict.fromkeys(g.header for g in shared_groups))
     shared_header_of = {n: entry["header"] for entry, _ in shared_entries for n in _declared_names(entry)}
+    # headers of functions alone (vector_functions.h): a shared file needs none for its declarations;
+    # a module header includes those its counterpart reaches itself (cuda_fp16.h's opaque copy, which
+    # cusparse.h's names use, does not bring make_float2 in: NVIDIA's cusparse.h does not)
+    functions_only = {g.header for g in shared_groups if g.functions} - \
+        {g.header for g in shared_groups if g.entries or g.constants or g.literals}
     shared_files = []
     for header in shared_headers:
         reached = header_closure.closure(graph, [header])
@@ -210,8 +278,12 @@ def build(config: Config, irs: list[dict]) -> Model:
                              "groups": [g for g in shared_groups if g.header == header],
                              "system": header_closure.system_headers(graph, reached),
                              "includes": [header_closure.shared_file(h) for h in shared_headers
-                                          if h in reached and h != header]})
+                                          if h in reached and h != header and h not in functions_only]})
     modules = []
+    # every NVIDIA header a module's types header needs: its counterpart's reach and the headers of
+    # the names it uses
+    needed: dict[str, set[str]] = {}
+    header_of_name = {n: entry["header"] for ir in irs for entry in ir["types"] for n in _declared_names(entry)}
     for ir in irs:
         unit = config.unit(ir["unit"])
         for module in unit.modules:
@@ -224,20 +296,27 @@ def build(config: Config, irs: list[dict]) -> Model:
             used = {n for e, _ in entries for n in e.get("uses", [])} | {n for f in functions for n in f["uses"]}
             counterpart = [h for h in module.headers if h in unit.headers] or list(module.headers)
             reached = header_closure.closure(graph, counterpart) | own
-            counterpart = counterpart + [header for header, _ in module.also_brings]
+            # the unit's inline_headers: in the module header, not its types header, which other
+            # modules' types headers include (NVIDIA's cusparse.h includes cuda_runtime_api.h alone)
+            inline_reached = header_closure.closure(graph, unit.inline_headers) - reached
+            counterpart = counterpart + list(unit.inline_headers)
             reached_modules = {m.name for h in reached if (m := config.module_of_header(h)) is not None}
             includes = sorted(({owner_of_name[n] for n in used if owner_of_name.get(n)} | reached_modules)
                               - {module.name})
             own_names = {n for e, _ in entries for n in _declared_names(e)}
             shared_used = reached | {shared_header_of[n] for n in used - own_names if n in shared_header_of}
+            needed[module.name] = reached | {header_of_name[n] for n in used - own_names if n in header_of_name}
             modules.append(
                 ModuleModel(module, ir["unit"], ir["header_version"], functions, groups, includes, ir["standard_headers"],
                             _helpers(ir, unit, module),
                             shared_includes=[header_closure.shared_file(h) for h in shared_headers if h in shared_used],
                             system_includes=header_closure.system_headers(graph, reached),
-                            counterpart=counterpart)
+                            counterpart=counterpart,
+                            inline_includes=[header_closure.shared_file(h) for h in shared_headers
+                                             if h in inline_reached])
             )
             modules[-1].cplusplus = _cplusplus(ir, unit, module)
+    _split_per_header(config, modules, needed, graph, shared_headers)
 
     enum_index = _type_index(irs)
     libraries = []

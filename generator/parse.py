@@ -220,10 +220,10 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
                 selector.visit_cxx_type(t, cxx)
             else:
                 selector.visit_type(t)
-    # NVIDIA's inline definitions in the shared headers cubind copies, and the types they name
-    # (dim3's `operator uint3`): until no new header is reached.
+    # NVIDIA's inline definitions in the shared headers cubind copies, and in the unit's
+    # inline_headers, and the types they name (dim3's `operator uint3`): until no new header is reached.
     inline_definitions: dict[str, dict] = {}
-    while pending := sorted(h for h in selector.headers() - own - set(inline_definitions)
+    while pending := sorted(h for h in (selector.headers() | set(unit.inline_headers)) - own - set(inline_definitions)
                             if config.module_of_header(h) is None):
         for header in pending:
             inline_definitions[header] = inline_copies.read(include_dirs, header, tuple(config.c_args),
@@ -253,7 +253,14 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         c, cxx, repeated_headers, {n: values[n] for n in candidates if n in values}, evaluated_names,
         len(headers) + 1, declared, guard_of)
 
+    # an inline header the unit's parse does not include: its includes and guard from its own parse
+    includes = header_constants.includes(c)
     guards = {}
+    for header in unit.inline_headers:
+        read = inline_copies.read(include_dirs, header, tuple(config.c_args), tuple(config.cxx_args))
+        for included, entry in read["includes"].items():
+            includes.setdefault(included, entry)
+        guards[header] = read["guard"]
     for header in sorted({t["header"] for t in types} | {k["header"] for k in [*constants, *literal_constants]}):
         guards[header] = guard_of.get(header) or macros.presence_macro([c, cxx], header)
         blocks = define_guards(header)
@@ -289,7 +296,7 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
         "constants": constants,
         "literal_constants": literal_constants,
         "skipped_macros": skipped_macros,
-        "includes": header_constants.includes(c),
+        "includes": dict(sorted(includes.items())),
         "guards": guards,
         "standard_headers": sorted(selector.standard_headers),
         "cplusplus": cxx_definitions,

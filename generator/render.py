@@ -165,6 +165,9 @@ def render_all(model: Model, command: str) -> dict[str, str]:
         context = common | {"m": module}
         out[f"include/cubind/{module.module.name}_types.h"] = _template(env, "module_types.h.j2", module.module.name).render(context)
         out[f"include/cubind/{module.module.name}.h"] = _template(env, "module.h.j2", module.module.name).render(context)
+    for module in [*model.modules, *model.type_modules]:
+        for part in module.header_files:  # a module split per NVIDIA header: as a shared header's file
+            out[f"include/cubind/{part['file']}"] = env.get_template("cuda_types_header.h.j2").render(common | {"f": part})
     for module in model.type_modules:  # a subset's: the types its modules use, not the functions
         out[f"include/cubind/{module.module.name}_types.h"] = _template(env, "module_types.h.j2", module.module.name).render(common | {"m": module})
     out.update(ffi.render(env, model, common, out))  # cdef/*.h, docs/api/*.md

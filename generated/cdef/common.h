@@ -18,24 +18,342 @@ struct __nv_bfloat16;
 typedef struct __nv_bfloat16 __nv_bfloat16;
 
 /* vector_types.h */
+struct char1 {
+    signed char x;
+};
+struct uchar1 {
+    unsigned char x;
+};
+/* aligned to 2 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct char2 {
+    signed char x;
+    signed char y;
+};
+/* aligned to 2 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct uchar2 {
+    unsigned char x;
+    unsigned char y;
+};
+struct char3 {
+    signed char x;
+    signed char y;
+    signed char z;
+};
+struct uchar3 {
+    unsigned char x;
+    unsigned char y;
+    unsigned char z;
+};
+/* aligned to 4 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct char4 {
+    signed char x;
+    signed char y;
+    signed char z;
+    signed char w;
+};
+/* aligned to 4 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct uchar4 {
+    unsigned char x;
+    unsigned char y;
+    unsigned char z;
+    unsigned char w;
+};
+struct short1 {
+    short x;
+};
+struct ushort1 {
+    unsigned short x;
+};
+/* aligned to 4 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct short2 {
+    short x;
+    short y;
+};
+/* aligned to 4 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct ushort2 {
+    unsigned short x;
+    unsigned short y;
+};
+struct short3 {
+    short x;
+    short y;
+    short z;
+};
+struct ushort3 {
+    unsigned short x;
+    unsigned short y;
+    unsigned short z;
+};
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct short4 {
+    short x;
+    short y;
+    short z;
+    short w;
+};
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct ushort4 {
+    unsigned short x;
+    unsigned short y;
+    unsigned short z;
+    unsigned short w;
+};
+struct int1 {
+    int x;
+};
+struct uint1 {
+    unsigned int x;
+};
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct int2 {
+    int x;
+    int y;
+};
+/* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct uint2 {
+    unsigned int x;
+    unsigned int y;
+};
+struct int3 {
+    int x;
+    int y;
+    int z;
+};
 struct uint3 {
     unsigned int x;
     unsigned int y;
     unsigned int z;
+};
+/* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct int4 {
+    int x;
+    int y;
+    int z;
+    int w;
+};
+/* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct uint4 {
+    unsigned int x;
+    unsigned int y;
+    unsigned int z;
+    unsigned int w;
+};
+struct long1 {
+    long x;
+};
+struct ulong1 {
+    unsigned long x;
+};
+/* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct long2 {
+    long x;
+    long y;
+};
+/* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct ulong2 {
+    unsigned long x;
+    unsigned long y;
+};
+struct long3 {
+    long x;
+    long y;
+    long z;
+};
+struct ulong3 {
+    unsigned long x;
+    unsigned long y;
+    unsigned long z;
+};
+/* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct long4 {
+    long x;
+    long y;
+    long z;
+    long w;
+};
+/* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct ulong4 {
+    unsigned long x;
+    unsigned long y;
+    unsigned long z;
+    unsigned long w;
+};
+/* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct long4_16a {
+    long x;
+    long y;
+    long z;
+    long w;
+};
+/* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct ulong4_16a {
+    unsigned long x;
+    unsigned long y;
+    unsigned long z;
+    unsigned long w;
+};
+/* aligned to 32 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct long4_32a {
+    long x;
+    long y;
+    long z;
+    long w;
+};
+/* aligned to 32 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct ulong4_32a {
+    unsigned long x;
+    unsigned long y;
+    unsigned long z;
+    unsigned long w;
+};
+struct float1 {
+    float x;
 };
 /* aligned to 8 bytes in C (not expressible here: pass it by pointer or mind the padding) */
 struct float2 {
     float x;
     float y;
 };
+struct float3 {
+    float x;
+    float y;
+    float z;
+};
+/* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct float4 {
+    float x;
+    float y;
+    float z;
+    float w;
+};
+struct longlong1 {
+    long long x;
+};
+struct ulonglong1 {
+    unsigned long long x;
+};
+/* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct longlong2 {
+    long long x;
+    long long y;
+};
+/* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct ulonglong2 {
+    unsigned long long x;
+    unsigned long long y;
+};
+struct longlong3 {
+    long long x;
+    long long y;
+    long long z;
+};
+struct ulonglong3 {
+    unsigned long long x;
+    unsigned long long y;
+    unsigned long long z;
+};
+/* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct longlong4 {
+    long long x;
+    long long y;
+    long long z;
+    long long w;
+};
+/* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct ulonglong4 {
+    unsigned long long x;
+    unsigned long long y;
+    unsigned long long z;
+    unsigned long long w;
+};
+struct double1 {
+    double x;
+};
 /* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
 struct double2 {
     double x;
     double y;
 };
+struct double3 {
+    double x;
+    double y;
+    double z;
+};
+/* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct double4 {
+    double x;
+    double y;
+    double z;
+    double w;
+};
+/* aligned to 16 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct double4_16a {
+    double x;
+    double y;
+    double z;
+    double w;
+};
+/* aligned to 32 bytes in C (not expressible here: pass it by pointer or mind the padding) */
+struct double4_32a {
+    double x;
+    double y;
+    double z;
+    double w;
+};
+typedef struct char1 char1;
+typedef struct uchar1 uchar1;
+typedef struct char2 char2;
+typedef struct uchar2 uchar2;
+typedef struct char3 char3;
+typedef struct uchar3 uchar3;
+typedef struct char4 char4;
+typedef struct uchar4 uchar4;
+typedef struct short1 short1;
+typedef struct ushort1 ushort1;
+typedef struct short2 short2;
+typedef struct ushort2 ushort2;
+typedef struct short3 short3;
+typedef struct ushort3 ushort3;
+typedef struct short4 short4;
+typedef struct ushort4 ushort4;
+typedef struct int1 int1;
+typedef struct uint1 uint1;
+typedef struct int2 int2;
+typedef struct uint2 uint2;
+typedef struct int3 int3;
 typedef struct uint3 uint3;
+typedef struct int4 int4;
+typedef struct uint4 uint4;
+typedef struct long1 long1;
+typedef struct ulong1 ulong1;
+typedef struct long2 long2;
+typedef struct ulong2 ulong2;
+typedef struct long3 long3;
+typedef struct ulong3 ulong3;
+typedef struct long4 long4;
+typedef struct ulong4 ulong4;
+typedef struct long4_16a long4_16a;
+typedef struct ulong4_16a ulong4_16a;
+typedef struct long4_32a long4_32a;
+typedef struct ulong4_32a ulong4_32a;
+typedef struct float1 float1;
 typedef struct float2 float2;
+typedef struct float3 float3;
+typedef struct float4 float4;
+typedef struct longlong1 longlong1;
+typedef struct ulonglong1 ulonglong1;
+typedef struct longlong2 longlong2;
+typedef struct ulonglong2 ulonglong2;
+typedef struct longlong3 longlong3;
+typedef struct ulonglong3 ulonglong3;
+typedef struct longlong4 longlong4;
+typedef struct ulonglong4 ulonglong4;
+typedef struct double1 double1;
 typedef struct double2 double2;
+typedef struct double3 double3;
+typedef struct double4 double4;
+typedef struct double4_16a double4_16a;
+typedef struct double4_32a double4_32a;
 struct dim3 {
     unsigned int x;
     unsigned int y;

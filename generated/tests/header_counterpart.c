@@ -54,6 +54,7 @@
 #elif defined(CUBIND_TEST_MODULE_runtime) && defined(CUBIND_TEST_NVIDIA)
 #include <cuda_runtime_api.h>
 #include <cuda_profiler_api.h>
+#include <vector_functions.h>
 #elif defined(CUBIND_TEST_MODULE_runtime)
 #include "cubind/runtime.h"
 #elif defined(CUBIND_TEST_MODULE_driver) && defined(CUBIND_TEST_NVIDIA)
@@ -101,7 +102,6 @@
 #include <cupti_range_profiler.h>
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
-#include <cudaProfiler.h>
 #elif defined(CUBIND_TEST_MODULE_cupti)
 #include "cubind/cupti.h"
 #else

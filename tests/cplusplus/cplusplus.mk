@@ -40,6 +40,7 @@ test-cplusplus: $(CPLUSPLUS_TESTS) $(C_STYLE_TESTS) $(MOCKS)
 	done
 	@$(RESULTS) passed test-cplusplus
 
-# The GPU run (tests/gpu/cplusplus.sh, from tests/gpu/run.sh): the C program on NVIDIA's real
-# libraries. (nvidia_style.cpp launches a host function as a kernel: a program for the mocks only.)
-gpu-build: $(C_STYLE_TESTS)
+# The GPU run (tests/gpu/cplusplus.sh, from tests/gpu/run.sh): every build of both programs, made
+# here (the GPU machine has no C++ compiler to count on), on NVIDIA's real libraries; there
+# nvidia_style.cpp launches its kernel from PTX (cudaLibraryLoadData) instead of a host function.
+gpu-build: $(CPLUSPLUS_TESTS) $(C_STYLE_TESTS)

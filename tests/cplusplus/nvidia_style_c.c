@@ -1,8 +1,8 @@
 /* tests/cplusplus/nvidia_style_c.c - a C program in NVIDIA's usual style, with NVIDIA's names
  * replaced by cubind's and nothing else: the flags and special values of driver_types.h by their
  * names (cudaStreamNonBlocking, cudaEventDisableTiming, cudaHostAllocMapped, cudaCpuDeviceId, ...),
- * a stream captured into a graph, cuBLASXt, the profiler APIs of the runtime and the driver, and
- * cuComplex.h's complex arithmetic (make test-cplusplus, against the mocks: the recorder says which NVIDIA function each call reached). */
+ * a stream captured into a graph, cuBLASXt, the profiler APIs of the runtime and the driver,
+ * cuComplex.h's complex arithmetic and vector_functions.h's make_float2, ... (make test-cplusplus, against the mocks: the recorder says which NVIDIA function each call reached). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +78,17 @@ int main(void)
             cuCabs(cuCdiv(cuCmul(d, d), d)) - 4.0 > 1e-12) {
             printf("FAIL cuComplex.h's helpers: |z| %g, z*conj(z) %g%+gi\n", (double)cuCabsf(z), (double)cuCrealf(norm),
                    (double)cuCimagf(norm));
+            failures++;
+        }
+    }
+    {
+        /* vector_functions.h's constructors (cuda_runtime.h includes it). */
+        float2 f = make_float2(1.0f, 2.0f);
+        int4 i = make_int4(1, 2, 3, 4);
+        uchar3 u = make_uchar3(7, 8, 9);
+        double2 g = make_double2(0.5, -0.5);
+        if (f.x != 1.0f || f.y != 2.0f || i.w != 4 || u.z != 9 || g.y != -0.5) {
+            printf("FAIL vector_functions.h's constructors\n");
             failures++;
         }
     }

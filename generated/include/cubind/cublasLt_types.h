@@ -28,6 +28,7 @@
 #include "cubind/cuda_types_library_types.h"
 #include "cubind/cuda_types_surface_types.h"
 #include "cubind/cuda_types_texture_types.h"
+#include "cubind/cuda_types_vector_functions.h"
 #include "cubind/cublas_types.h"
 #include "cubind/runtime_types.h"
 

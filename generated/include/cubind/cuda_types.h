@@ -21,5 +21,6 @@
 #include "cubind/cuda_types_library_types.h"
 #include "cubind/cuda_types_surface_types.h"
 #include "cubind/cuda_types_texture_types.h"
+#include "cubind/cuda_types_vector_functions.h"
 
 #endif /* CUBIND_CUDA_TYPES_H */

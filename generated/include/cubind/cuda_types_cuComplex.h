@@ -32,6 +32,13 @@ typedef float2 cuFloatComplex;
 typedef double2 cuDoubleComplex;
 typedef cuFloatComplex cuComplex;
 
+/* NVIDIA's definitions use the types it deprecates (long4: vector_functions.h's make_long4) under
+ * its own silence of the warning (__NV_SILENCE_DEPRECATION_BEGIN); so do their copies. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
 /* NVIDIA's cuCrealf (cuComplex.h:79), defined inline in its header: the same definition. */
 static inline float cuCrealf(cuFloatComplex x)
 {
@@ -249,6 +256,9 @@ static inline cuDoubleComplex cuCfma(cuDoubleComplex x, cuDoubleComplex y, cuDou
     imag_res = (cuCimag(x) *cuCreal(y)) + imag_res;
     return make_cuDoubleComplex(real_res, imag_res);
 }
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif /* cuComplex.h */
 
 

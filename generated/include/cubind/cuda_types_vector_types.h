@@ -26,22 +26,312 @@
 #elif CUBIND_HAS_INCLUDE(<vector_types.h>)
 #include <vector_types.h>
 #else
+struct char1 {
+    signed char x;
+};
+struct uchar1 {
+    unsigned char x;
+};
+struct char2 {
+    CUBIND_ALIGNAS(2) signed char x;
+    signed char y;
+};
+struct uchar2 {
+    CUBIND_ALIGNAS(2) unsigned char x;
+    unsigned char y;
+};
+struct char3 {
+    signed char x;
+    signed char y;
+    signed char z;
+};
+struct uchar3 {
+    unsigned char x;
+    unsigned char y;
+    unsigned char z;
+};
+struct char4 {
+    CUBIND_ALIGNAS(4) signed char x;
+    signed char y;
+    signed char z;
+    signed char w;
+};
+struct uchar4 {
+    CUBIND_ALIGNAS(4) unsigned char x;
+    unsigned char y;
+    unsigned char z;
+    unsigned char w;
+};
+struct short1 {
+    short x;
+};
+struct ushort1 {
+    unsigned short x;
+};
+struct short2 {
+    CUBIND_ALIGNAS(4) short x;
+    short y;
+};
+struct ushort2 {
+    CUBIND_ALIGNAS(4) unsigned short x;
+    unsigned short y;
+};
+struct short3 {
+    short x;
+    short y;
+    short z;
+};
+struct ushort3 {
+    unsigned short x;
+    unsigned short y;
+    unsigned short z;
+};
+struct short4 {
+    CUBIND_ALIGNAS(8) short x;
+    short y;
+    short z;
+    short w;
+};
+struct ushort4 {
+    CUBIND_ALIGNAS(8) unsigned short x;
+    unsigned short y;
+    unsigned short z;
+    unsigned short w;
+};
+struct int1 {
+    int x;
+};
+struct uint1 {
+    unsigned int x;
+};
+struct int2 {
+    CUBIND_ALIGNAS(8) int x;
+    int y;
+};
+struct uint2 {
+    CUBIND_ALIGNAS(8) unsigned int x;
+    unsigned int y;
+};
+struct int3 {
+    int x;
+    int y;
+    int z;
+};
 struct uint3 {
     unsigned int x;
     unsigned int y;
     unsigned int z;
 };
+struct int4 {
+    CUBIND_ALIGNAS(16) int x;
+    int y;
+    int z;
+    int w;
+};
+struct uint4 {
+    CUBIND_ALIGNAS(16) unsigned int x;
+    unsigned int y;
+    unsigned int z;
+    unsigned int w;
+};
+struct long1 {
+    long x;
+};
+struct ulong1 {
+    unsigned long x;
+};
+struct long2 {
+    CUBIND_ALIGNAS(16) long x;
+    long y;
+};
+struct ulong2 {
+    CUBIND_ALIGNAS(16) unsigned long x;
+    unsigned long y;
+};
+struct long3 {
+    long x;
+    long y;
+    long z;
+};
+struct ulong3 {
+    unsigned long x;
+    unsigned long y;
+    unsigned long z;
+};
+struct long4 {
+    CUBIND_ALIGNAS(16) long x;
+    long y;
+    long z;
+    long w;
+};
+struct ulong4 {
+    CUBIND_ALIGNAS(16) unsigned long x;
+    unsigned long y;
+    unsigned long z;
+    unsigned long w;
+};
+struct long4_16a {
+    CUBIND_ALIGNAS(16) long x;
+    long y;
+    long z;
+    long w;
+};
+struct ulong4_16a {
+    CUBIND_ALIGNAS(16) unsigned long x;
+    unsigned long y;
+    unsigned long z;
+    unsigned long w;
+};
+struct long4_32a {
+    CUBIND_ALIGNAS(32) long x;
+    long y;
+    long z;
+    long w;
+};
+struct ulong4_32a {
+    CUBIND_ALIGNAS(32) unsigned long x;
+    unsigned long y;
+    unsigned long z;
+    unsigned long w;
+};
+struct float1 {
+    float x;
+};
 struct float2 {
     CUBIND_ALIGNAS(8) float x;
     float y;
+};
+struct float3 {
+    float x;
+    float y;
+    float z;
+};
+struct float4 {
+    CUBIND_ALIGNAS(16) float x;
+    float y;
+    float z;
+    float w;
+};
+struct longlong1 {
+    long long x;
+};
+struct ulonglong1 {
+    unsigned long long x;
+};
+struct longlong2 {
+    CUBIND_ALIGNAS(16) long long x;
+    long long y;
+};
+struct ulonglong2 {
+    CUBIND_ALIGNAS(16) unsigned long long x;
+    unsigned long long y;
+};
+struct longlong3 {
+    long long x;
+    long long y;
+    long long z;
+};
+struct ulonglong3 {
+    unsigned long long x;
+    unsigned long long y;
+    unsigned long long z;
+};
+struct longlong4 {
+    CUBIND_ALIGNAS(16) long long x;
+    long long y;
+    long long z;
+    long long w;
+};
+struct ulonglong4 {
+    CUBIND_ALIGNAS(16) unsigned long long x;
+    unsigned long long y;
+    unsigned long long z;
+    unsigned long long w;
+};
+struct double1 {
+    double x;
 };
 struct double2 {
     CUBIND_ALIGNAS(16) double x;
     double y;
 };
+struct double3 {
+    double x;
+    double y;
+    double z;
+};
+struct double4 {
+    CUBIND_ALIGNAS(16) double x;
+    double y;
+    double z;
+    double w;
+};
+struct double4_16a {
+    CUBIND_ALIGNAS(16) double x;
+    double y;
+    double z;
+    double w;
+};
+struct double4_32a {
+    CUBIND_ALIGNAS(32) double x;
+    double y;
+    double z;
+    double w;
+};
+typedef struct char1 char1;
+typedef struct uchar1 uchar1;
+typedef struct char2 char2;
+typedef struct uchar2 uchar2;
+typedef struct char3 char3;
+typedef struct uchar3 uchar3;
+typedef struct char4 char4;
+typedef struct uchar4 uchar4;
+typedef struct short1 short1;
+typedef struct ushort1 ushort1;
+typedef struct short2 short2;
+typedef struct ushort2 ushort2;
+typedef struct short3 short3;
+typedef struct ushort3 ushort3;
+typedef struct short4 short4;
+typedef struct ushort4 ushort4;
+typedef struct int1 int1;
+typedef struct uint1 uint1;
+typedef struct int2 int2;
+typedef struct uint2 uint2;
+typedef struct int3 int3;
 typedef struct uint3 uint3;
+typedef struct int4 int4;
+typedef struct uint4 uint4;
+typedef struct long1 long1;
+typedef struct ulong1 ulong1;
+typedef struct long2 long2;
+typedef struct ulong2 ulong2;
+typedef struct long3 long3;
+typedef struct ulong3 ulong3;
+typedef struct long4 long4 CUBIND_DEPRECATED("use long4_16a or long4_32a");
+typedef struct ulong4 ulong4 CUBIND_DEPRECATED("use ulong4_16a or ulong4_32a");
+typedef struct long4_16a long4_16a;
+typedef struct ulong4_16a ulong4_16a;
+typedef struct long4_32a long4_32a;
+typedef struct ulong4_32a ulong4_32a;
+typedef struct float1 float1;
 typedef struct float2 float2;
+typedef struct float3 float3;
+typedef struct float4 float4;
+typedef struct longlong1 longlong1;
+typedef struct ulonglong1 ulonglong1;
+typedef struct longlong2 longlong2;
+typedef struct ulonglong2 ulonglong2;
+typedef struct longlong3 longlong3;
+typedef struct ulonglong3 ulonglong3;
+typedef struct longlong4 longlong4 CUBIND_DEPRECATED("use longlong4_16a or longlong4_32a");
+typedef struct ulonglong4 ulonglong4 CUBIND_DEPRECATED("use ulonglong4_16a or ulonglong4_32a");
+typedef struct double1 double1;
 typedef struct double2 double2;
+typedef struct double3 double3;
+typedef struct double4 double4 CUBIND_DEPRECATED("use double4_16a or double4_32a");
+typedef struct double4_16a double4_16a;
+typedef struct double4_32a double4_32a;
 struct dim3 {
     unsigned int x;
     unsigned int y;

@@ -24,7 +24,7 @@
 #include "cubind/cuda_types_driver_types.h"
 #include "cubind/cuda_types_surface_types.h"
 #include "cubind/cuda_types_texture_types.h"
-#include "cubind/driver_types.h"
+#include "cubind/driver_types_cuda.h"
 #include "cubind/runtime_types.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)

@@ -16,6 +16,7 @@
 #include "cubind/core.h"
 #include "cubind/inline.h"
 #include "cubind/runtime_types.h"
+#include "cubind/cuda_types_vector_functions.h"
 
 /*
  * Every wrapper takes the parameters of the C API it wraps and returns what
@@ -7657,7 +7658,7 @@ static inline cudaError_t (cubind_runtime_get_driver_entry_point_by_version_inli
 #endif
 CUBIND_EXTERN_C_END
 
-/* NVIDIA's C++ templates, overloads and specializations (73), outside extern "C": they
+/* NVIDIA's C++ templates, overloads and specializations (94), outside extern "C": they
  * overload. Under CUBIND_INLINE each also has its _inline name, which the wrapper's macro calls. */
 
 /**
@@ -7800,6 +7801,66 @@ inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<unsigned char>(v
 }
 
 /**
+ * cubind_runtime_create_channel_desc<char1> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:178), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<char1>(void)
+{
+    int e = (int) sizeof(signed char) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindSigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<uchar1> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:185), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<uchar1>(void)
+{
+    int e = (int) sizeof(unsigned char) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindUnsigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<char2> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:192), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<char2>(void)
+{
+    int e = (int) sizeof(signed char) * 8;
+    return cubind_runtime_create_channel_desc(e, e, 0, 0, cudaChannelFormatKindSigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<uchar2> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:199), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<uchar2>(void)
+{
+    int e = (int) sizeof(unsigned char) * 8;
+    return cubind_runtime_create_channel_desc(e, e, 0, 0, cudaChannelFormatKindUnsigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<char4> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:206), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<char4>(void)
+{
+    int e = (int) sizeof(signed char) * 8;
+    return cubind_runtime_create_channel_desc(e, e, e, e, cudaChannelFormatKindSigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<uchar4> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:213), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<uchar4>(void)
+{
+    int e = (int) sizeof(unsigned char) * 8;
+    return cubind_runtime_create_channel_desc(e, e, e, e, cudaChannelFormatKindUnsigned);
+}
+
+/**
  * cubind_runtime_create_channel_desc<short> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:220), calling cubind's wrappers.
  */
 template <>
@@ -7817,6 +7878,66 @@ inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<unsigned short>(
 {
     int e = (int) sizeof(unsigned short) * 8;
     return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindUnsigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<short1> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:234), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<short1>(void)
+{
+    int e = (int) sizeof(short) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindSigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<ushort1> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:241), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<ushort1>(void)
+{
+    int e = (int) sizeof(unsigned short) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindUnsigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<short2> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:248), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<short2>(void)
+{
+    int e = (int) sizeof(short) * 8;
+    return cubind_runtime_create_channel_desc(e, e, 0, 0, cudaChannelFormatKindSigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<ushort2> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:255), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<ushort2>(void)
+{
+    int e = (int) sizeof(unsigned short) * 8;
+    return cubind_runtime_create_channel_desc(e, e, 0, 0, cudaChannelFormatKindUnsigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<short4> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:262), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<short4>(void)
+{
+    int e = (int) sizeof(short) * 8;
+    return cubind_runtime_create_channel_desc(e, e, e, e, cudaChannelFormatKindSigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<ushort4> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:269), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<ushort4>(void)
+{
+    int e = (int) sizeof(unsigned short) * 8;
+    return cubind_runtime_create_channel_desc(e, e, e, e, cudaChannelFormatKindUnsigned);
 }
 
 /**
@@ -7840,6 +7961,66 @@ inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<unsigned int>(vo
 }
 
 /**
+ * cubind_runtime_create_channel_desc<int1> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:290), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<int1>(void)
+{
+    int e = (int) sizeof(int) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindSigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<uint1> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:297), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<uint1>(void)
+{
+    int e = (int) sizeof(unsigned int) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindUnsigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<int2> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:304), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<int2>(void)
+{
+    int e = (int) sizeof(int) * 8;
+    return cubind_runtime_create_channel_desc(e, e, 0, 0, cudaChannelFormatKindSigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<uint2> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:311), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<uint2>(void)
+{
+    int e = (int) sizeof(unsigned int) * 8;
+    return cubind_runtime_create_channel_desc(e, e, 0, 0, cudaChannelFormatKindUnsigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<int4> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:318), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<int4>(void)
+{
+    int e = (int) sizeof(int) * 8;
+    return cubind_runtime_create_channel_desc(e, e, e, e, cudaChannelFormatKindSigned);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<uint4> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:325), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<uint4>(void)
+{
+    int e = (int) sizeof(unsigned int) * 8;
+    return cubind_runtime_create_channel_desc(e, e, e, e, cudaChannelFormatKindUnsigned);
+}
+
+/**
  * cubind_runtime_create_channel_desc<float> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:394), calling cubind's wrappers.
  */
 template <>
@@ -7847,6 +8028,36 @@ inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<float>(void)
 {
     int e = (int) sizeof(float) * 8;
     return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindFloat);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<float1> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:401), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<float1>(void)
+{
+    int e = (int) sizeof(float) * 8;
+    return cubind_runtime_create_channel_desc(e, 0, 0, 0, cudaChannelFormatKindFloat);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<float2> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:408), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<float2>(void)
+{
+    int e = (int) sizeof(float) * 8;
+    return cubind_runtime_create_channel_desc(e, e, 0, 0, cudaChannelFormatKindFloat);
+}
+
+/**
+ * cubind_runtime_create_channel_desc<float4> - NVIDIA's C++ specialization cudaCreateChannelDesc (channel_descriptor.h:415), calling cubind's wrappers.
+ */
+template <>
+inline cudaChannelFormatDesc cubind_runtime_create_channel_desc<float4>(void)
+{
+    int e = (int) sizeof(float) * 8;
+    return cubind_runtime_create_channel_desc(e, e, e, e, cudaChannelFormatKindFloat);
 }
 
 /**

@@ -4,7 +4,7 @@
 // Do not edit: change generator/ or templates/ and regenerate with
 //     make generate
 
-use std::os::raw::{c_char, c_double, c_float, c_int, c_long, c_longlong, c_uchar, c_uint, c_ulonglong, c_ushort, c_void};
+use std::os::raw::{c_char, c_double, c_float, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void};
 
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -27,10 +27,284 @@ pub struct __nv_bfloat16 {
 
 #[repr(C)]
 #[derive(Copy, Clone)]
+pub struct char1 {
+    pub x: c_schar,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct uchar1 {
+    pub x: c_uchar,
+}
+
+#[repr(C, align(2))]
+#[derive(Copy, Clone)]
+pub struct char2 {
+    pub x: c_schar,
+    pub y: c_schar,
+}
+
+#[repr(C, align(2))]
+#[derive(Copy, Clone)]
+pub struct uchar2 {
+    pub x: c_uchar,
+    pub y: c_uchar,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct char3 {
+    pub x: c_schar,
+    pub y: c_schar,
+    pub z: c_schar,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct uchar3 {
+    pub x: c_uchar,
+    pub y: c_uchar,
+    pub z: c_uchar,
+}
+
+#[repr(C, align(4))]
+#[derive(Copy, Clone)]
+pub struct char4 {
+    pub x: c_schar,
+    pub y: c_schar,
+    pub z: c_schar,
+    pub w: c_schar,
+}
+
+#[repr(C, align(4))]
+#[derive(Copy, Clone)]
+pub struct uchar4 {
+    pub x: c_uchar,
+    pub y: c_uchar,
+    pub z: c_uchar,
+    pub w: c_uchar,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct short1 {
+    pub x: c_short,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ushort1 {
+    pub x: c_ushort,
+}
+
+#[repr(C, align(4))]
+#[derive(Copy, Clone)]
+pub struct short2 {
+    pub x: c_short,
+    pub y: c_short,
+}
+
+#[repr(C, align(4))]
+#[derive(Copy, Clone)]
+pub struct ushort2 {
+    pub x: c_ushort,
+    pub y: c_ushort,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct short3 {
+    pub x: c_short,
+    pub y: c_short,
+    pub z: c_short,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ushort3 {
+    pub x: c_ushort,
+    pub y: c_ushort,
+    pub z: c_ushort,
+}
+
+#[repr(C, align(8))]
+#[derive(Copy, Clone)]
+pub struct short4 {
+    pub x: c_short,
+    pub y: c_short,
+    pub z: c_short,
+    pub w: c_short,
+}
+
+#[repr(C, align(8))]
+#[derive(Copy, Clone)]
+pub struct ushort4 {
+    pub x: c_ushort,
+    pub y: c_ushort,
+    pub z: c_ushort,
+    pub w: c_ushort,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct int1 {
+    pub x: c_int,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct uint1 {
+    pub x: c_uint,
+}
+
+#[repr(C, align(8))]
+#[derive(Copy, Clone)]
+pub struct int2 {
+    pub x: c_int,
+    pub y: c_int,
+}
+
+#[repr(C, align(8))]
+#[derive(Copy, Clone)]
+pub struct uint2 {
+    pub x: c_uint,
+    pub y: c_uint,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct int3 {
+    pub x: c_int,
+    pub y: c_int,
+    pub z: c_int,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
 pub struct uint3 {
     pub x: c_uint,
     pub y: c_uint,
     pub z: c_uint,
+}
+
+#[repr(C, align(16))]
+#[derive(Copy, Clone)]
+pub struct int4 {
+    pub x: c_int,
+    pub y: c_int,
+    pub z: c_int,
+    pub w: c_int,
+}
+
+#[repr(C, align(16))]
+#[derive(Copy, Clone)]
+pub struct uint4 {
+    pub x: c_uint,
+    pub y: c_uint,
+    pub z: c_uint,
+    pub w: c_uint,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct long1 {
+    pub x: c_long,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ulong1 {
+    pub x: c_ulong,
+}
+
+#[repr(C, align(16))]
+#[derive(Copy, Clone)]
+pub struct long2 {
+    pub x: c_long,
+    pub y: c_long,
+}
+
+#[repr(C, align(16))]
+#[derive(Copy, Clone)]
+pub struct ulong2 {
+    pub x: c_ulong,
+    pub y: c_ulong,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct long3 {
+    pub x: c_long,
+    pub y: c_long,
+    pub z: c_long,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ulong3 {
+    pub x: c_ulong,
+    pub y: c_ulong,
+    pub z: c_ulong,
+}
+
+#[repr(C, align(16))]
+#[derive(Copy, Clone)]
+pub struct long4 {
+    pub x: c_long,
+    pub y: c_long,
+    pub z: c_long,
+    pub w: c_long,
+}
+
+#[repr(C, align(16))]
+#[derive(Copy, Clone)]
+pub struct ulong4 {
+    pub x: c_ulong,
+    pub y: c_ulong,
+    pub z: c_ulong,
+    pub w: c_ulong,
+}
+
+#[repr(C, align(16))]
+#[derive(Copy, Clone)]
+pub struct long4_16a {
+    pub x: c_long,
+    pub y: c_long,
+    pub z: c_long,
+    pub w: c_long,
+}
+
+#[repr(C, align(16))]
+#[derive(Copy, Clone)]
+pub struct ulong4_16a {
+    pub x: c_ulong,
+    pub y: c_ulong,
+    pub z: c_ulong,
+    pub w: c_ulong,
+}
+
+#[repr(C, align(32))]
+#[derive(Copy, Clone)]
+pub struct long4_32a {
+    pub x: c_long,
+    pub y: c_long,
+    pub z: c_long,
+    pub w: c_long,
+}
+
+#[repr(C, align(32))]
+#[derive(Copy, Clone)]
+pub struct ulong4_32a {
+    pub x: c_ulong,
+    pub y: c_ulong,
+    pub z: c_ulong,
+    pub w: c_ulong,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct float1 {
+    pub x: c_float,
 }
 
 #[repr(C, align(8))]
@@ -40,11 +314,129 @@ pub struct float2 {
     pub y: c_float,
 }
 
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct float3 {
+    pub x: c_float,
+    pub y: c_float,
+    pub z: c_float,
+}
+
+#[repr(C, align(16))]
+#[derive(Copy, Clone)]
+pub struct float4 {
+    pub x: c_float,
+    pub y: c_float,
+    pub z: c_float,
+    pub w: c_float,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct longlong1 {
+    pub x: c_longlong,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ulonglong1 {
+    pub x: c_ulonglong,
+}
+
+#[repr(C, align(16))]
+#[derive(Copy, Clone)]
+pub struct longlong2 {
+    pub x: c_longlong,
+    pub y: c_longlong,
+}
+
+#[repr(C, align(16))]
+#[derive(Copy, Clone)]
+pub struct ulonglong2 {
+    pub x: c_ulonglong,
+    pub y: c_ulonglong,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct longlong3 {
+    pub x: c_longlong,
+    pub y: c_longlong,
+    pub z: c_longlong,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ulonglong3 {
+    pub x: c_ulonglong,
+    pub y: c_ulonglong,
+    pub z: c_ulonglong,
+}
+
+#[repr(C, align(16))]
+#[derive(Copy, Clone)]
+pub struct longlong4 {
+    pub x: c_longlong,
+    pub y: c_longlong,
+    pub z: c_longlong,
+    pub w: c_longlong,
+}
+
+#[repr(C, align(16))]
+#[derive(Copy, Clone)]
+pub struct ulonglong4 {
+    pub x: c_ulonglong,
+    pub y: c_ulonglong,
+    pub z: c_ulonglong,
+    pub w: c_ulonglong,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct double1 {
+    pub x: c_double,
+}
+
 #[repr(C, align(16))]
 #[derive(Copy, Clone)]
 pub struct double2 {
     pub x: c_double,
     pub y: c_double,
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct double3 {
+    pub x: c_double,
+    pub y: c_double,
+    pub z: c_double,
+}
+
+#[repr(C, align(16))]
+#[derive(Copy, Clone)]
+pub struct double4 {
+    pub x: c_double,
+    pub y: c_double,
+    pub z: c_double,
+    pub w: c_double,
+}
+
+#[repr(C, align(16))]
+#[derive(Copy, Clone)]
+pub struct double4_16a {
+    pub x: c_double,
+    pub y: c_double,
+    pub z: c_double,
+    pub w: c_double,
+}
+
+#[repr(C, align(32))]
+#[derive(Copy, Clone)]
+pub struct double4_32a {
+    pub x: c_double,
+    pub y: c_double,
+    pub z: c_double,
+    pub w: c_double,
 }
 
 #[repr(C)]
@@ -2655,9 +3047,60 @@ pub const cudaStreamLegacy: cudaStream_t = 1 as cudaStream_t;
 pub const cudaStreamPerThread: cudaStream_t = 2 as cudaStream_t;
 
 // The layout of every record, as C has it (the IR's sizes and alignments): checked when compiling.
+const _: () = assert!(::std::mem::size_of::<char1>() == 1 && ::std::mem::align_of::<char1>() == 1);
+const _: () = assert!(::std::mem::size_of::<uchar1>() == 1 && ::std::mem::align_of::<uchar1>() == 1);
+const _: () = assert!(::std::mem::size_of::<char2>() == 2 && ::std::mem::align_of::<char2>() == 2);
+const _: () = assert!(::std::mem::size_of::<uchar2>() == 2 && ::std::mem::align_of::<uchar2>() == 2);
+const _: () = assert!(::std::mem::size_of::<char3>() == 3 && ::std::mem::align_of::<char3>() == 1);
+const _: () = assert!(::std::mem::size_of::<uchar3>() == 3 && ::std::mem::align_of::<uchar3>() == 1);
+const _: () = assert!(::std::mem::size_of::<char4>() == 4 && ::std::mem::align_of::<char4>() == 4);
+const _: () = assert!(::std::mem::size_of::<uchar4>() == 4 && ::std::mem::align_of::<uchar4>() == 4);
+const _: () = assert!(::std::mem::size_of::<short1>() == 2 && ::std::mem::align_of::<short1>() == 2);
+const _: () = assert!(::std::mem::size_of::<ushort1>() == 2 && ::std::mem::align_of::<ushort1>() == 2);
+const _: () = assert!(::std::mem::size_of::<short2>() == 4 && ::std::mem::align_of::<short2>() == 4);
+const _: () = assert!(::std::mem::size_of::<ushort2>() == 4 && ::std::mem::align_of::<ushort2>() == 4);
+const _: () = assert!(::std::mem::size_of::<short3>() == 6 && ::std::mem::align_of::<short3>() == 2);
+const _: () = assert!(::std::mem::size_of::<ushort3>() == 6 && ::std::mem::align_of::<ushort3>() == 2);
+const _: () = assert!(::std::mem::size_of::<short4>() == 8 && ::std::mem::align_of::<short4>() == 8);
+const _: () = assert!(::std::mem::size_of::<ushort4>() == 8 && ::std::mem::align_of::<ushort4>() == 8);
+const _: () = assert!(::std::mem::size_of::<int1>() == 4 && ::std::mem::align_of::<int1>() == 4);
+const _: () = assert!(::std::mem::size_of::<uint1>() == 4 && ::std::mem::align_of::<uint1>() == 4);
+const _: () = assert!(::std::mem::size_of::<int2>() == 8 && ::std::mem::align_of::<int2>() == 8);
+const _: () = assert!(::std::mem::size_of::<uint2>() == 8 && ::std::mem::align_of::<uint2>() == 8);
+const _: () = assert!(::std::mem::size_of::<int3>() == 12 && ::std::mem::align_of::<int3>() == 4);
 const _: () = assert!(::std::mem::size_of::<uint3>() == 12 && ::std::mem::align_of::<uint3>() == 4);
+const _: () = assert!(::std::mem::size_of::<int4>() == 16 && ::std::mem::align_of::<int4>() == 16);
+const _: () = assert!(::std::mem::size_of::<uint4>() == 16 && ::std::mem::align_of::<uint4>() == 16);
+const _: () = assert!(::std::mem::size_of::<long1>() == 8 && ::std::mem::align_of::<long1>() == 8);
+const _: () = assert!(::std::mem::size_of::<ulong1>() == 8 && ::std::mem::align_of::<ulong1>() == 8);
+const _: () = assert!(::std::mem::size_of::<long2>() == 16 && ::std::mem::align_of::<long2>() == 16);
+const _: () = assert!(::std::mem::size_of::<ulong2>() == 16 && ::std::mem::align_of::<ulong2>() == 16);
+const _: () = assert!(::std::mem::size_of::<long3>() == 24 && ::std::mem::align_of::<long3>() == 8);
+const _: () = assert!(::std::mem::size_of::<ulong3>() == 24 && ::std::mem::align_of::<ulong3>() == 8);
+const _: () = assert!(::std::mem::size_of::<long4>() == 32 && ::std::mem::align_of::<long4>() == 16);
+const _: () = assert!(::std::mem::size_of::<ulong4>() == 32 && ::std::mem::align_of::<ulong4>() == 16);
+const _: () = assert!(::std::mem::size_of::<long4_16a>() == 32 && ::std::mem::align_of::<long4_16a>() == 16);
+const _: () = assert!(::std::mem::size_of::<ulong4_16a>() == 32 && ::std::mem::align_of::<ulong4_16a>() == 16);
+const _: () = assert!(::std::mem::size_of::<long4_32a>() == 32 && ::std::mem::align_of::<long4_32a>() == 32);
+const _: () = assert!(::std::mem::size_of::<ulong4_32a>() == 32 && ::std::mem::align_of::<ulong4_32a>() == 32);
+const _: () = assert!(::std::mem::size_of::<float1>() == 4 && ::std::mem::align_of::<float1>() == 4);
 const _: () = assert!(::std::mem::size_of::<float2>() == 8 && ::std::mem::align_of::<float2>() == 8);
+const _: () = assert!(::std::mem::size_of::<float3>() == 12 && ::std::mem::align_of::<float3>() == 4);
+const _: () = assert!(::std::mem::size_of::<float4>() == 16 && ::std::mem::align_of::<float4>() == 16);
+const _: () = assert!(::std::mem::size_of::<longlong1>() == 8 && ::std::mem::align_of::<longlong1>() == 8);
+const _: () = assert!(::std::mem::size_of::<ulonglong1>() == 8 && ::std::mem::align_of::<ulonglong1>() == 8);
+const _: () = assert!(::std::mem::size_of::<longlong2>() == 16 && ::std::mem::align_of::<longlong2>() == 16);
+const _: () = assert!(::std::mem::size_of::<ulonglong2>() == 16 && ::std::mem::align_of::<ulonglong2>() == 16);
+const _: () = assert!(::std::mem::size_of::<longlong3>() == 24 && ::std::mem::align_of::<longlong3>() == 8);
+const _: () = assert!(::std::mem::size_of::<ulonglong3>() == 24 && ::std::mem::align_of::<ulonglong3>() == 8);
+const _: () = assert!(::std::mem::size_of::<longlong4>() == 32 && ::std::mem::align_of::<longlong4>() == 16);
+const _: () = assert!(::std::mem::size_of::<ulonglong4>() == 32 && ::std::mem::align_of::<ulonglong4>() == 16);
+const _: () = assert!(::std::mem::size_of::<double1>() == 8 && ::std::mem::align_of::<double1>() == 8);
 const _: () = assert!(::std::mem::size_of::<double2>() == 16 && ::std::mem::align_of::<double2>() == 16);
+const _: () = assert!(::std::mem::size_of::<double3>() == 24 && ::std::mem::align_of::<double3>() == 8);
+const _: () = assert!(::std::mem::size_of::<double4>() == 32 && ::std::mem::align_of::<double4>() == 16);
+const _: () = assert!(::std::mem::size_of::<double4_16a>() == 32 && ::std::mem::align_of::<double4_16a>() == 16);
+const _: () = assert!(::std::mem::size_of::<double4_32a>() == 32 && ::std::mem::align_of::<double4_32a>() == 32);
 const _: () = assert!(::std::mem::size_of::<dim3>() == 12 && ::std::mem::align_of::<dim3>() == 4);
 const _: () = assert!(::std::mem::size_of::<cudaChannelFormatDesc>() == 20 && ::std::mem::align_of::<cudaChannelFormatDesc>() == 4);
 const _: () = assert!(::std::mem::size_of::<cudaArraySparseProperties>() == 48 && ::std::mem::align_of::<cudaArraySparseProperties>() == 8);
