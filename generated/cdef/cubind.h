@@ -1846,6 +1846,8 @@ typedef unsigned long long cudaTextureObject_t;
 
 /* vector_functions.h */
 
+/* driver_functions.h */
+
 /* cuda_runtime_api.h */
 enum { CUDART_VERSION = 13000 };
 enum { __CUDART_API_VERSION = 13000 };

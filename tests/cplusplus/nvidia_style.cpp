@@ -2,7 +2,7 @@
 // cuda_runtime.h with NVIDIA's names replaced by cubind's and nothing else: default stream
 // arguments left out, typed allocations without casts, a stream captured into a graph, a channel
 // description by type, occupancy and launches through the templates, dim3's constructors,
-// vector_functions.h's make_float2, ... and cuComplex.h's helpers (make test-cplusplus, against the
+// vector_functions.h's make_float2, ..., driver_functions.h's make_cudaExtent, ... and cuComplex.h's helpers (make test-cplusplus, against the
 // mocks: the recorder says which NVIDIA function each call reached, so a template that bypassed
 // cubind would show). With
 // CUBIND_TEST_REAL_LIBRARIES set (tests/gpu/cplusplus.sh), on NVIDIA's libraries on a GPU: no
@@ -193,6 +193,16 @@ int main()
     const int2 i = make_int2(-1, 1);
     if (f.y != 2.0f || v.w != 4.0f || i.x != -1) {
         std::printf("FAIL vector_functions.h's constructors\n");
+        failures++;
+    }
+
+    // driver_functions.h's constructors (cuda_runtime.h includes it).
+    char buffer[4];
+    const cudaExtent e = make_cudaExtent(64, 32, 2);
+    const cudaPos p = make_cudaPos(1, 2, 3);
+    const cudaPitchedPtr pp = make_cudaPitchedPtr(buffer, 128, 64, 32);
+    if (e.width != 64 || e.depth != 2 || p.y != 2 || pp.ptr != buffer || pp.pitch != 128 || pp.ysize != 32) {
+        std::printf("FAIL driver_functions.h's constructors\n");
         failures++;
     }
 

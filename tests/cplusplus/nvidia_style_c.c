@@ -2,7 +2,7 @@
  * replaced by cubind's and nothing else: the flags and special values of driver_types.h by their
  * names (cudaStreamNonBlocking, cudaEventDisableTiming, cudaHostAllocMapped, cudaCpuDeviceId, ...),
  * a stream captured into a graph, cuBLASXt, the profiler APIs of the runtime and the driver,
- * cuComplex.h's complex arithmetic and vector_functions.h's make_float2, ... (make test-cplusplus, against the mocks: the recorder says which NVIDIA function each call reached). */
+ * cuComplex.h's complex arithmetic, vector_functions.h's make_float2, ... and driver_functions.h's make_cudaExtent, ... (make test-cplusplus, against the mocks: the recorder says which NVIDIA function each call reached). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +89,18 @@ int main(void)
         double2 g = make_double2(0.5, -0.5);
         if (f.x != 1.0f || f.y != 2.0f || i.w != 4 || u.z != 9 || g.y != -0.5) {
             printf("FAIL vector_functions.h's constructors\n");
+            failures++;
+        }
+    }
+    {
+        /* driver_functions.h's constructors (cuda_runtime.h includes it). */
+        char buffer[4];
+        struct cudaExtent e = make_cudaExtent(64, 32, 2);
+        struct cudaPos p = make_cudaPos(1, 2, 3);
+        struct cudaPitchedPtr pp = make_cudaPitchedPtr(buffer, 128, 64, 32);
+        if (e.width != 64 || e.height != 32 || e.depth != 2 || p.x != 1 || p.z != 3 || pp.ptr != buffer
+            || pp.pitch != 128 || pp.xsize != 64 || pp.ysize != 32) {
+            printf("FAIL driver_functions.h's constructors\n");
             failures++;
         }
     }

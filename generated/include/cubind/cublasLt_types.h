@@ -40,7 +40,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CUBLASLT_NUMERICAL_IMPL_FLAGS_FMA)
 #elif CUBIND_HAS_INCLUDE(<cublasLt.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUBLASLT_H
+#endif
 #include <cublasLt.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUBLASLT_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUBLASLT_H
+#endif
 #else
 #define CUBLASLT_NUMERICAL_IMPL_FLAGS_FMA ( 0x01ull << 0 )
 #define CUBLASLT_NUMERICAL_IMPL_FLAGS_HMMA ( 0x02ull << 0 )

@@ -39,7 +39,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CUBLAS_XT_H_)
 #elif CUBIND_HAS_INCLUDE(<cublasXt.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUBLASXT_H
+#endif
 #include <cublasXt.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUBLASXT_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUBLASXT_H
+#endif
 #else
 struct cublasXtContext;
 typedef struct cublasXtContext *cublasXtHandle_t;

@@ -38,7 +38,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CUBLAS_API_H_)
 #elif CUBIND_HAS_INCLUDE(<cublas_api.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUBLAS_API_H
+#endif
 #include <cublas_api.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUBLAS_API_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUBLAS_API_H
+#endif
 #else
 #define CUBLAS_VER_MAJOR 13
 #define CUBLAS_VER_MINOR 1

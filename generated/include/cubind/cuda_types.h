@@ -22,5 +22,6 @@
 #include "cubind/cuda_types_surface_types.h"
 #include "cubind/cuda_types_texture_types.h"
 #include "cubind/cuda_types_vector_functions.h"
+#include "cubind/cuda_types_driver_functions.h"
 
 #endif /* CUBIND_CUDA_TYPES_H */

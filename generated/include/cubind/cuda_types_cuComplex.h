@@ -19,14 +19,30 @@
 #include "cubind/cuda_types_vector_types.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUCOMPLEX_H
+#endif
 #include <cuComplex.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUCOMPLEX_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUCOMPLEX_H
+#endif
 #endif
 
 /* From NVIDIA's cuComplex.h: its own declarations when it was included first (CU_COMPLEX_H_) or is
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CU_COMPLEX_H_)
 #elif CUBIND_HAS_INCLUDE(<cuComplex.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUCOMPLEX_H
+#endif
 #include <cuComplex.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUCOMPLEX_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUCOMPLEX_H
+#endif
 #else
 typedef float2 cuFloatComplex;
 typedef double2 cuDoubleComplex;

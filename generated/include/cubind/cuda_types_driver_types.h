@@ -20,14 +20,30 @@
 #include "cubind/cuda_types_vector_types.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_DRIVER_TYPES_H
+#endif
 #include <driver_types.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_DRIVER_TYPES_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_DRIVER_TYPES_H
+#endif
 #endif
 
 /* From NVIDIA's driver_types.h: its own declarations when it was included first (__DRIVER_TYPES_H__) or is
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(__DRIVER_TYPES_H__)
 #elif CUBIND_HAS_INCLUDE(<driver_types.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_DRIVER_TYPES_H
+#endif
 #include <driver_types.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_DRIVER_TYPES_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_DRIVER_TYPES_H
+#endif
 #else
 #define cudaHostAllocDefault 0x00
 #define cudaHostAllocPortable 0x01

@@ -17,14 +17,30 @@
 #include "cubind/platform.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_LIBRARY_TYPES_H
+#endif
 #include <library_types.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_LIBRARY_TYPES_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_LIBRARY_TYPES_H
+#endif
 #endif
 
 /* From NVIDIA's library_types.h: its own declarations when it was included first (__LIBRARY_TYPES_H__) or is
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(__LIBRARY_TYPES_H__)
 #elif CUBIND_HAS_INCLUDE(<library_types.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_LIBRARY_TYPES_H
+#endif
 #include <library_types.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_LIBRARY_TYPES_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_LIBRARY_TYPES_H
+#endif
 #else
 enum cudaDataType_t {
     CUDA_R_16F = 2,

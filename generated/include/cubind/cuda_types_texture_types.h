@@ -21,14 +21,30 @@
 #include "cubind/cuda_types_driver_types.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_TEXTURE_TYPES_H
+#endif
 #include <texture_types.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_TEXTURE_TYPES_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_TEXTURE_TYPES_H
+#endif
 #endif
 
 /* From NVIDIA's texture_types.h: its own declarations when it was included first (__TEXTURE_TYPES_H__) or is
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(__TEXTURE_TYPES_H__)
 #elif CUBIND_HAS_INCLUDE(<texture_types.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_TEXTURE_TYPES_H
+#endif
 #include <texture_types.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_TEXTURE_TYPES_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_TEXTURE_TYPES_H
+#endif
 #else
 #define cudaTextureType1D 0x01
 #define cudaTextureType2D 0x02

@@ -23,14 +23,30 @@
 #include "cubind/cuda_types_texture_types.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_VECTOR_FUNCTIONS_H
+#endif
 #include <vector_functions.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_VECTOR_FUNCTIONS_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_VECTOR_FUNCTIONS_H
+#endif
 #endif
 
 /* From NVIDIA's vector_functions.h: its own declarations when it was included first (__VECTOR_FUNCTIONS_H__) or is
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(__VECTOR_FUNCTIONS_H__)
 #elif CUBIND_HAS_INCLUDE(<vector_functions.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_VECTOR_FUNCTIONS_H
+#endif
 #include <vector_functions.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_VECTOR_FUNCTIONS_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_VECTOR_FUNCTIONS_H
+#endif
 #else
 
 /* NVIDIA's definitions use the types it deprecates (long4: vector_functions.h's make_long4) under

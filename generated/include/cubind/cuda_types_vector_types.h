@@ -17,14 +17,30 @@
 #include "cubind/platform.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_VECTOR_TYPES_H
+#endif
 #include <vector_types.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_VECTOR_TYPES_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_VECTOR_TYPES_H
+#endif
 #endif
 
 /* From NVIDIA's vector_types.h: its own declarations when it was included first (__VECTOR_TYPES_H__) or is
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(__VECTOR_TYPES_H__)
 #elif CUBIND_HAS_INCLUDE(<vector_types.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_VECTOR_TYPES_H
+#endif
 #include <vector_types.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_VECTOR_TYPES_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_VECTOR_TYPES_H
+#endif
 #else
 struct char1 {
     signed char x;

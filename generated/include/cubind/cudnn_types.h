@@ -33,7 +33,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CUDNN_GRAPH_H_)
 #elif CUBIND_HAS_INCLUDE(<cudnn_graph.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_GRAPH_H
+#endif
 #include <cudnn_graph.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_GRAPH_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_GRAPH_H
+#endif
 #else
 #define CUDNN_GRAPH_MAJOR 9
 #define CUDNN_GRAPH_MINOR 19
@@ -773,7 +781,15 @@ typedef enum {
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CUDNN_OPS_H_)
 #elif CUBIND_HAS_INCLUDE(<cudnn_ops.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_OPS_H
+#endif
 #include <cudnn_ops.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_OPS_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_OPS_H
+#endif
 #else
 #define CUDNN_OPS_MAJOR 9
 #define CUDNN_OPS_MINOR 19
@@ -919,7 +935,15 @@ typedef enum {
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CUDNN_ADV_H_)
 #elif CUBIND_HAS_INCLUDE(<cudnn_adv.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_ADV_H
+#endif
 #include <cudnn_adv.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_ADV_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_ADV_H
+#endif
 #else
 #define CUDNN_ADV_MAJOR 9
 #define CUDNN_ADV_MINOR 19
@@ -1011,7 +1035,15 @@ typedef enum {
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CUDNN_CNN_H_)
 #elif CUBIND_HAS_INCLUDE(<cudnn_cnn.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_CNN_H
+#endif
 #include <cudnn_cnn.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_CNN_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_CNN_H
+#endif
 #else
 #define CUDNN_CNN_MAJOR 9
 #define CUDNN_CNN_MINOR 19
@@ -1146,7 +1178,15 @@ typedef struct cudnnConvolutionBwdFilterAlgoPerfStruct cudnnConvolutionBwdFilter
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CUDNN_VERSION_H_)
 #elif CUBIND_HAS_INCLUDE(<cudnn_version.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_VERSION_H
+#endif
 #include <cudnn_version.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_VERSION_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUDNN_VERSION_H
+#endif
 #else
 #define CUDNN_MAJOR 9
 #define CUDNN_MINOR 19

@@ -25,6 +25,7 @@
 #include "cubind/cuda_types_surface_types.h"
 #include "cubind/cuda_types_texture_types.h"
 #include "cubind/cuda_types_vector_functions.h"
+#include "cubind/cuda_types_driver_functions.h"
 #include "cubind/runtime_types.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
@@ -36,7 +37,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUFFT_H_)
 #elif CUBIND_HAS_INCLUDE(<cufft.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUFFT_H
+#endif
 #include <cufft.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUFFT_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUFFT_H
+#endif
 #else
 #define CUFFT_VER_MAJOR 12
 #define CUFFT_VER_MINOR 0
@@ -100,7 +109,15 @@ typedef enum cufftProperty_t cufftProperty;
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUDA_LIB_XT_H_)
 #elif CUBIND_HAS_INCLUDE(<cudalibxt.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUDALIBXT_H
+#endif
 #include <cudalibxt.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUDALIBXT_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUDALIBXT_H
+#endif
 #else
 #define CUDA_XT_DESCRIPTOR_VERSION 0x01000000
 #define MAX_CUDA_DESCRIPTOR_GPUS 64
@@ -139,7 +156,15 @@ typedef struct cudaLibXtDesc_t cudaLibXtDesc;
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUFFTXT_H_)
 #elif CUBIND_HAS_INCLUDE(<cufftXt.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUFFTXT_H
+#endif
 #include <cufftXt.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUFFTXT_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUFFTXT_H
+#endif
 #else
 enum cufftXtSubFormat_t {
     CUFFT_XT_FORMAT_INPUT = 0,

@@ -41,7 +41,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUPTI_RESULT_H_)
 #elif CUBIND_HAS_INCLUDE(<cupti_result.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_RESULT_H
+#endif
 #include <cupti_result.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_RESULT_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_RESULT_H
+#endif
 #else
 typedef enum {
     CUPTI_SUCCESS = 0,
@@ -100,7 +108,15 @@ typedef enum {
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(__CUPTI_CALLBACKS_H__)
 #elif CUBIND_HAS_INCLUDE(<cupti_callbacks.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_CALLBACKS_H
+#endif
 #include <cupti_callbacks.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_CALLBACKS_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_CALLBACKS_H
+#endif
 #else
 #define CUPTI_SUBSCRIBER_NAME_MAX_LEN 53
 #define CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN 64
@@ -229,7 +245,15 @@ typedef struct {
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUPTI_EVENTS_H_)
 #elif CUBIND_HAS_INCLUDE(<cupti_events.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_EVENTS_H
+#endif
 #include <cupti_events.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_EVENTS_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_EVENTS_H
+#endif
 #else
 #define CUPTI_EVENT_OVERFLOW ( ( uint64_t ) 0xFFFFFFFFFFFFFFFFULL )
 #define CUPTI_EVENT_INVALID ( ( uint64_t ) 0xFFFFFFFFFFFFFFFEULL )
@@ -336,7 +360,15 @@ typedef void (*CUpti_KernelReplayUpdateFunc)(const char *, int, void *);
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUPTI_METRIC_H_)
 #elif CUBIND_HAS_INCLUDE(<cupti_metrics.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_METRICS_H
+#endif
 #include <cupti_metrics.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_METRICS_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_METRICS_H
+#endif
 #else
 typedef uint32_t CUpti_MetricID;
 typedef enum {
@@ -420,7 +452,15 @@ typedef enum {
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUPTI_ACTIVITY_H_)
 #elif CUBIND_HAS_INCLUDE(<cupti_activity.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_ACTIVITY_H
+#endif
 #include <cupti_activity.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_ACTIVITY_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_ACTIVITY_H
+#endif
 #else
 #define CUPTI_UNIFIED_MEMORY_CPU_DEVICE_ID ( ( uint32_t ) 0xFFFFFFFFU )
 #define CUPTI_INVALID_CONTEXT_ID ( ( uint32_t ) 0xFFFFFFFFU )
@@ -1715,7 +1755,15 @@ typedef uint64_t (*CUpti_TimestampCallbackFunc)(void);
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUPTI_ACTIVITY_DEPRECATED_H_)
 #elif CUBIND_HAS_INCLUDE(<cupti_activity_deprecated.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_ACTIVITY_DEPRECATED_H
+#endif
 #include <cupti_activity_deprecated.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_ACTIVITY_DEPRECATED_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_ACTIVITY_DEPRECATED_H
+#endif
 #else
 typedef struct {
     CUpti_ActivityKind kind;
@@ -2650,7 +2698,15 @@ typedef struct {
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUPTI_DRIVER_CBID_H_)
 #elif CUBIND_HAS_INCLUDE(<cupti_driver_cbid.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_DRIVER_CBID_H
+#endif
 #include <cupti_driver_cbid.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_DRIVER_CBID_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_DRIVER_CBID_H
+#endif
 #else
 enum CUpti_driver_api_trace_cbid_enum {
     CUPTI_DRIVER_TRACE_CBID_INVALID = 0,
@@ -3470,7 +3526,15 @@ typedef enum CUpti_driver_api_trace_cbid_enum CUpti_driver_api_trace_cbid;
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUPTI_RUNTIME_CBID_H)
 #elif CUBIND_HAS_INCLUDE(<cupti_runtime_cbid.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_RUNTIME_CBID_H
+#endif
 #include <cupti_runtime_cbid.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_RUNTIME_CBID_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_RUNTIME_CBID_H
+#endif
 #else
 enum CUpti_runtime_api_trace_cbid_enum {
     CUPTI_RUNTIME_TRACE_CBID_INVALID = 0,
@@ -4006,7 +4070,15 @@ typedef enum CUpti_runtime_api_trace_cbid_enum CUpti_runtime_api_trace_cbid;
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUPTI_H_)
 #elif CUBIND_HAS_INCLUDE(<cupti.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_H
+#endif
 #include <cupti.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_H
+#endif
 #else
 typedef unsigned int CUdeviceptr_v1;
 struct CUDA_MEMCPY2D_v1_st {
@@ -4031,7 +4103,15 @@ typedef struct CUDA_ARRAY3D_DESCRIPTOR_v1_st CUDA_ARRAY3D_DESCRIPTOR_v1;
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUPTI_PCSAMPLING_H_)
 #elif CUBIND_HAS_INCLUDE(<cupti_pcsampling.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_PCSAMPLING_H
+#endif
 #include <cupti_pcsampling.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_PCSAMPLING_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_PCSAMPLING_H
+#endif
 #else
 #define CUPTI_STALL_REASON_STRING_SIZE 128
 #define CUpti_PCSamplingConfigurationInfoParamsSize ((unsigned long)40)
@@ -4170,7 +4250,15 @@ typedef void (*CUpti_ComputeCrcCallbackFunc)(const void *, size_t, uint64_t *);
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUPTI_PMSAMPLING_H_)
 #elif CUBIND_HAS_INCLUDE(<cupti_pmsampling.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_PMSAMPLING_H
+#endif
 #include <cupti_pmsampling.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_PMSAMPLING_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_PMSAMPLING_H
+#endif
 #else
 #define CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE ((unsigned long)64)
 #define CUpti_PmSampling_Enable_Params_STRUCT_SIZE ((unsigned long)32)
@@ -4304,7 +4392,15 @@ typedef struct CUpti_PmSampling_CounterData_GetSampleInfo_Params CUpti_PmSamplin
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUPTI_PROFILER_TARGET_H_)
 #elif CUBIND_HAS_INCLUDE(<cupti_profiler_target.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_PROFILER_TARGET_H
+#endif
 #include <cupti_profiler_target.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_PROFILER_TARGET_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_PROFILER_TARGET_H
+#endif
 #else
 #define CUpti_Profiler_Initialize_Params_STRUCT_SIZE ((unsigned long)16)
 #define CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE ((unsigned long)16)
@@ -4534,7 +4630,15 @@ typedef struct {
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUPTI_RANGE_PROFILER_H_)
 #elif CUBIND_HAS_INCLUDE(<cupti_range_profiler.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_RANGE_PROFILER_H
+#endif
 #include <cupti_range_profiler.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_RANGE_PROFILER_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_RANGE_PROFILER_H
+#endif
 #else
 #define CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE ((unsigned long)90)
 #define CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE ((unsigned long)32)
@@ -4659,7 +4763,15 @@ typedef struct CUpti_RangeProfiler_CounterData_GetRangeInfo_Params CUpti_RangePr
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUPTI_SASS_METRICS_H_)
 #elif CUBIND_HAS_INCLUDE(<cupti_sass_metrics.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_SASS_METRICS_H
+#endif
 #include <cupti_sass_metrics.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_SASS_METRICS_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_SASS_METRICS_H
+#endif
 #else
 #define CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE ((unsigned long)32)
 #define CUpti_SassMetrics_GetMetrics_Params_STRUCT_SIZE ((unsigned long)40)
@@ -4778,7 +4890,15 @@ typedef struct CUpti_SassMetricsFlushData_Params CUpti_SassMetricsFlushData_Para
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUPTI_TARGET_H_)
 #elif CUBIND_HAS_INCLUDE(<cupti_target.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_TARGET_H
+#endif
 #include <cupti_target.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_TARGET_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_TARGET_H
+#endif
 #else
 #define CUpti_Device_GetChipName_Params_STRUCT_SIZE ((unsigned long)32)
 
@@ -4795,7 +4915,15 @@ typedef struct CUpti_Device_GetChipName_Params CUpti_Device_GetChipName_Params;
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(_CUPTI_VERSION_H_)
 #elif CUBIND_HAS_INCLUDE(<cupti_version.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_VERSION_H
+#endif
 #include <cupti_version.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_VERSION_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_VERSION_H
+#endif
 #else
 #define CUPTI_API_VERSION 130001
 #endif /* cupti_version.h */
@@ -4804,7 +4932,15 @@ typedef struct CUpti_Device_GetChipName_Params CUpti_Device_GetChipName_Params;
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(__CUPTI_COMMON_H__)
 #elif CUBIND_HAS_INCLUDE(<cupti_common.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_COMMON_H
+#endif
 #include <cupti_common.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_COMMON_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUPTI_COMMON_H
+#endif
 #else
 #define CUPTILP64 1
 #define ACTIVITY_RECORD_ALIGNMENT 8

@@ -42,7 +42,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CUSOLVERDN_H_)
 #elif CUBIND_HAS_INCLUDE(<cusolverDn.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERDN_H
+#endif
 #include <cusolverDn.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERDN_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERDN_H
+#endif
 #else
 struct cusolverDnContext;
 typedef struct cusolverDnContext *cusolverDnHandle_t;

@@ -43,7 +43,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CUSOLVERMG_H_)
 #elif CUBIND_HAS_INCLUDE(<cusolverMg.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERMG_H
+#endif
 #include <cusolverMg.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERMG_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERMG_H
+#endif
 #else
 struct cusolverMgContext;
 typedef struct cusolverMgContext *cusolverMgHandle_t;

@@ -33,7 +33,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CUSOLVERRF_H_)
 #elif CUBIND_HAS_INCLUDE(<cusolverRf.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERRF_H
+#endif
 #include <cusolverRf.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERRF_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERRF_H
+#endif
 #else
 typedef enum {
     CUSOLVERRF_RESET_VALUES_FAST_MODE_OFF = 0,

@@ -44,7 +44,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CUSOLVERSP_H_)
 #elif CUBIND_HAS_INCLUDE(<cusolverSp.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERSP_H
+#endif
 #include <cusolverSp.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERSP_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERSP_H
+#endif
 #else
 struct cusolverSpContext;
 typedef struct cusolverSpContext *cusolverSpHandle_t;
@@ -56,7 +64,15 @@ typedef struct csrqrInfo *csrqrInfo_t;
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CUSOLVERSP_LOWLEVEL_PREVIEW_H_)
 #elif CUBIND_HAS_INCLUDE(<cusolverSp_LOWLEVEL_PREVIEW.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERSP_LOWLEVEL_PREVIEW_H
+#endif
 #include <cusolverSp_LOWLEVEL_PREVIEW.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERSP_LOWLEVEL_PREVIEW_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVERSP_LOWLEVEL_PREVIEW_H
+#endif
 #else
 struct csrluInfoHost;
 typedef struct csrluInfoHost *csrluInfoHost_t;

@@ -26,7 +26,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CUSOLVER_COMMON_H_)
 #elif CUBIND_HAS_INCLUDE(<cusolver_common.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVER_COMMON_H
+#endif
 #include <cusolver_common.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVER_COMMON_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUSOLVER_COMMON_H
+#endif
 #else
 #define CUSOLVER_VER_MAJOR 12
 #define CUSOLVER_VER_MINOR 0

@@ -37,7 +37,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(CUSPARSE_H_)
 #elif CUBIND_HAS_INCLUDE(<cusparse.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUSPARSE_H
+#endif
 #include <cusparse.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUSPARSE_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUSPARSE_H
+#endif
 #else
 #define CUSPARSE_VER_MAJOR 12
 #define CUSPARSE_VER_MINOR 6

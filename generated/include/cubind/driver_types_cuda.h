@@ -19,14 +19,30 @@
 #include "cubind/platform.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUDA_H
+#endif
 #include <cuda.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUDA_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUDA_H
+#endif
 #endif
 
 /* From NVIDIA's cuda.h: its own declarations when it was included first (__cuda_cuda_h__) or is
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(__cuda_cuda_h__)
 #elif CUBIND_HAS_INCLUDE(<cuda.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUDA_H
+#endif
 #include <cuda.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUDA_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUDA_H
+#endif
 #else
 #define CUDA_VERSION 13000
 #define CU_IPC_HANDLE_SIZE 64

@@ -20,14 +20,30 @@
 #include "cubind/driver_types_cuda.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUDAPROFILER_H
+#endif
 #include <cudaProfiler.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUDAPROFILER_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUDAPROFILER_H
+#endif
 #endif
 
 /* From NVIDIA's cudaProfiler.h: its own declarations when it was included first (cuda_profiler_H) or is
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(cuda_profiler_H)
 #elif CUBIND_HAS_INCLUDE(<cudaProfiler.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUDAPROFILER_H
+#endif
 #include <cudaProfiler.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUDAPROFILER_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUDAPROFILER_H
+#endif
 #else
 enum CUoutput_mode_enum {
     CU_OUT_KEY_VALUE_PAIR = 0,

@@ -25,6 +25,7 @@
 #include "cubind/cuda_types_surface_types.h"
 #include "cubind/cuda_types_texture_types.h"
 #include "cubind/cuda_types_vector_functions.h"
+#include "cubind/cuda_types_driver_functions.h"
 #include "cubind/runtime_types.h"
 
 #if defined(CUBIND_USE_CUDA_HEADERS)
@@ -35,7 +36,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(NCCL_H_)
 #elif CUBIND_HAS_INCLUDE(<nccl.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_NCCL_H
+#endif
 #include <nccl.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_NCCL_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_NCCL_H
+#endif
 #else
 #define NCCL_MAJOR 2
 #define NCCL_MINOR 28

@@ -25,7 +25,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(nvFatbin_INCLUDED)
 #elif CUBIND_HAS_INCLUDE(<nvFatbin.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_NVFATBIN_H
+#endif
 #include <nvFatbin.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_NVFATBIN_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_NVFATBIN_H
+#endif
 #else
 typedef enum {
     NVFATBIN_SUCCESS = 0,

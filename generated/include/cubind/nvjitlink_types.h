@@ -26,7 +26,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(nvJitLink_INCLUDED)
 #elif CUBIND_HAS_INCLUDE(<nvJitLink.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_NVJITLINK_H
+#endif
 #include <nvJitLink.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_NVJITLINK_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_NVJITLINK_H
+#endif
 #else
 typedef enum {
     NVJITLINK_SUCCESS = 0,

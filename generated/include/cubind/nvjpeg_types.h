@@ -33,7 +33,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(NV_JPEG_HEADER)
 #elif CUBIND_HAS_INCLUDE(<nvjpeg.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_NVJPEG_H
+#endif
 #include <nvjpeg.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_NVJPEG_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_NVJPEG_H
+#endif
 #else
 #define NVJPEG_MAX_COMPONENT 4
 #define NVJPEG_VER_MAJOR 12

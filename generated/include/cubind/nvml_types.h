@@ -24,7 +24,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(__nvml_nvml_h__)
 #elif CUBIND_HAS_INCLUDE(<nvml.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_NVML_H
+#endif
 #include <nvml.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_NVML_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_NVML_H
+#endif
 #else
 #define NVML_API_VERSION 12
 #define NVML_VALUE_NOT_AVAILABLE ( - 1 )

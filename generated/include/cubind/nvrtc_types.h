@@ -25,7 +25,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(__NVRTC_H__)
 #elif CUBIND_HAS_INCLUDE(<nvrtc.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_NVRTC_H
+#endif
 #include <nvrtc.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_NVRTC_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_NVRTC_H
+#endif
 #else
 typedef enum {
     NVRTC_SUCCESS = 0,

@@ -25,7 +25,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(NVVM_H)
 #elif CUBIND_HAS_INCLUDE(<nvvm.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_NVVM_H
+#endif
 #include <nvvm.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_NVVM_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_NVVM_H
+#endif
 #else
 typedef enum {
     NVVM_SUCCESS = 0,

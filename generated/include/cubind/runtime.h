@@ -17,6 +17,7 @@
 #include "cubind/inline.h"
 #include "cubind/runtime_types.h"
 #include "cubind/cuda_types_vector_functions.h"
+#include "cubind/cuda_types_driver_functions.h"
 
 /*
  * Every wrapper takes the parameters of the C API it wraps and returns what

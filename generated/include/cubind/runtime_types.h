@@ -31,7 +31,15 @@
  * on the include path (then included here, so it may also be included later); else cubind's copy. */
 #if defined(__CUDA_RUNTIME_API_H__)
 #elif CUBIND_HAS_INCLUDE(<cuda_runtime_api.h>)
+#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)
+#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#define CUBIND_UNDEF_INTERNAL_HEADERS_CUDA_RUNTIME_API_H
+#endif
 #include <cuda_runtime_api.h>
+#if defined(CUBIND_UNDEF_INTERNAL_HEADERS_CUDA_RUNTIME_API_H)
+#undef __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__
+#undef CUBIND_UNDEF_INTERNAL_HEADERS_CUDA_RUNTIME_API_H
+#endif
 #else
 #define CUDART_VERSION 13000
 #define __CUDART_API_VERSION CUDART_VERSION
