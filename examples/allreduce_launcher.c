@@ -14,9 +14,9 @@
  * checks C, then times the all-reduce alone. docs/multi-host.md says how to run it on several hosts.
  *
  * Build: cc -std=c11 allreduce_launcher.c common/launcher.c common/id_exchange.c \
- *            common/allreduce_slab.c -Ibuild/include -Lbuild/lib -lcubind -lm
+ *            common/allreduce_slab.c -I. -Ibuild/include -Lbuild/lib -lcubind -lm
  *        MPI: mpicc -std=c11 -DCUBIND_EXAMPLE_MPI allreduce_launcher.c common/launcher.c \
- *            common/launcher_mpi.c common/allreduce_slab.c -Ibuild/include -Lbuild/lib -lcubind -lm
+ *            common/launcher_mpi.c common/allreduce_slab.c -I. -Ibuild/include -Lbuild/lib -lcubind -lm
  * Exit: 0 PASS, 1 a CUDA/NCCL error, bad launcher variables or a failed meeting (the reason is
  * printed), 2 wrong result, 77 no GPU/driver (see check.h). The MPI build exits with every rank's
  * worst status and rank 0 prints the verdict; otherwise each rank reports for itself.
@@ -24,6 +24,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "cubind/nccl.h"
+#include "cubind/runtime.h"
 
 #include "check.h"
 #include "common/allreduce_slab.h"

@@ -12,7 +12,7 @@
  * The parent never initialises CUDA (CUDA does not survive fork()): a short-lived child counts the
  * GPUs; the ranks are forked before the parent creates the NCCL unique id, which reaches them
  * through a pipe each.
- * Build: cc -std=c11 allreduce_matmul.c common/allreduce_slab.c -Ibuild/include -Lbuild/lib -lcubind -lm
+ * Build: cc -std=c11 allreduce_matmul.c common/allreduce_slab.c -I. -Ibuild/include -Lbuild/lib -lcubind -lm
  * Exit: 0 when every rank passed, 1 CUDA/NCCL error, 2 wrong result, 77 no GPU/driver (see check.h).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -23,6 +23,9 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "cubind/nccl.h"
+#include "cubind/runtime.h"
 
 #include "check.h"
 #include "common/allreduce_slab.h"

@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cubind/cudnn.h"
+#include "cubind/runtime.h"
+
 #include "check.h"
 
 enum { N = 2, C = 3, H = 16, W = 16, K = 4, R = 3, S = 3, PAD = 1, STRIDE = 1 };

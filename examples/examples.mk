@@ -17,8 +17,10 @@ EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLE_SOURCES))
 EXAMPLE_HEADERS := $(wildcard examples/*.h examples/common/*.h)
 CLANG := $(shell command -v clang 2> /dev/null)
 CLANG_EXAMPLES := $(if $(CLANG),$(patsubst examples/%.c,$(BUILD)/examples/clang/%,$(EXAMPLE_SOURCES)))
-# Only cubind's headers (the built tree) and only libcubind: no NVIDIA header, no -lcudart.
-EXAMPLE_CFLAGS = $(WARNINGS) $(CFLAGS) -I$(BUILD)/include
+# Only cubind's headers (the built tree) and only libcubind: no NVIDIA header, no -lcudart. examples/
+# is searched for check.h, which the units of examples/common/ include as "check.h": so do their
+# twins, which find examples/nvidia/check.h instead.
+EXAMPLE_CFLAGS = $(WARNINGS) $(CFLAGS) -Iexamples -I$(BUILD)/include
 EXAMPLE_LIBS = -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../lib' -lm
 EXAMPLE_DEPS = $(EXAMPLE_HEADERS) $(LIBRARY_SO) $(BUILT_HEADERS) Makefile examples/examples.mk
 # Libraries an example must not need (readelf -d NEEDED): it would bypass cubind's loader.
@@ -29,9 +31,10 @@ SLAB_UNIT := examples/common/allreduce_slab.c
 LAUNCHER_UNIT := examples/common/launcher.c
 ID_EXCHANGE_UNIT := examples/common/id_exchange.c
 LAUNCHER_MPI_UNIT := examples/common/launcher_mpi.c
-$(BUILD)/examples/allreduce_matmul $(BUILD)/examples/clang/allreduce_matmul: $(SLAB_UNIT)
-$(BUILD)/examples/allreduce_launcher $(BUILD)/examples/clang/allreduce_launcher: $(SLAB_UNIT) $(LAUNCHER_UNIT) \
-                                                                                 $(ID_EXCHANGE_UNIT)
+ALLREDUCE_MATMUL_UNITS := $(SLAB_UNIT)
+ALLREDUCE_LAUNCHER_UNITS := $(SLAB_UNIT) $(LAUNCHER_UNIT) $(ID_EXCHANGE_UNIT)
+$(BUILD)/examples/allreduce_matmul $(BUILD)/examples/clang/allreduce_matmul: $(ALLREDUCE_MATMUL_UNITS)
+$(BUILD)/examples/allreduce_launcher $(BUILD)/examples/clang/allreduce_launcher: $(ALLREDUCE_LAUNCHER_UNITS)
 
 # MPI, for allreduce_launcher_mpi and the MPI test driver: `pkg-config mpi` (Debian's Open MPI and
 # MPICH), else Open MPI's mpicc. Where neither is, they are not built (a GPU machine may have
@@ -91,6 +94,31 @@ examples-mpi launcher-mpi-programs:
 	@echo "examples: no MPI (neither pkg-config mpi nor mpicc): $(MPI_EXAMPLE) not built"
 	@$(if $(EXAMPLES_MPI_REQUIRED),exit 1,true)
 endif
+
+# The examples' twins with NVIDIA's names ($(GENERATED)/examples/nvidia/, generated from the examples by
+# generator/twins.py; docs/dropin.md), into $(BUILD)/examples/nvidia/: each built as its example is, from
+# the twins of its units where they have one (a unit that names nothing of cubind is its own twin),
+# against NVIDIA's headers with examples/nvidia/ (its hand-written check.h) before examples/ on the
+# include path, and linked with the drop-in alone. make test-dropin builds and runs them (on the
+# mocks; tests/gpu/dropin.sh on a GPU); the MPI build of allreduce_launcher's twin where MPI is found.
+TWIN_SOURCE_DIR := $(GENERATED)/examples/nvidia
+EXAMPLE_TWINS := $(patsubst $(TWIN_SOURCE_DIR)/%.c,$(BUILD)/examples/nvidia/%,$(wildcard $(TWIN_SOURCE_DIR)/*.c))
+twin_of = $(foreach unit,$(1),$(or $(wildcard $(TWIN_SOURCE_DIR)/$(unit:examples/%=%)),$(unit)))
+TWIN_CFLAGS = $(WARNINGS) $(CFLAGS) -isystem $(CUDA_PATH)/include -Iexamples/nvidia -Iexamples
+TWIN_LIBS = -L$(BUILD)/lib -lcubind-dropin -Wl,-rpath,'$$ORIGIN/../../lib' -lm
+TWIN_DEPS = examples/nvidia/check.h $(wildcard $(TWIN_SOURCE_DIR)/common/*.h examples/common/*.h) $(DROPIN_SO) \
+            Makefile examples/examples.mk
+TWIN_MPI_EXAMPLE := $(if $(strip $(MPI_LIBS)),$(if $(EXAMPLE_TWINS),$(BUILD)/examples/nvidia/allreduce_launcher_mpi))
+
+$(BUILD)/examples/nvidia/%: $(TWIN_SOURCE_DIR)/%.c $(TWIN_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TWIN_CFLAGS) $(filter %.c,$^) -o $@ $(TWIN_LIBS)
+$(BUILD)/examples/nvidia/allreduce_matmul: $(call twin_of,$(ALLREDUCE_MATMUL_UNITS))
+$(BUILD)/examples/nvidia/allreduce_launcher: $(call twin_of,$(ALLREDUCE_LAUNCHER_UNITS))
+$(BUILD)/examples/nvidia/allreduce_launcher_mpi: $(call twin_of,$(MPI_EXAMPLE_SOURCES)) $(TWIN_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TWIN_CFLAGS) -DCUBIND_EXAMPLE_MPI $(MPI_CFLAGS) $(filter %.c,$^) -o $@ $(TWIN_LIBS) $(MPI_LIBS)
+test-dropin: $(EXAMPLE_TWINS) $(TWIN_MPI_EXAMPLE)
 
 # Only the targets that need MPI install it.
 deps-mpi:

@@ -16,6 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cubind/cufft.h"
+#include "cubind/driver.h"
+#include "cubind/nvrtc.h"
+#include "cubind/runtime.h"
+
 #include "check.h"
 
 enum { L = 256, BATCH = 8, F = L / 2 + 1 /* R2C keeps the non-redundant half of the spectrum */ };

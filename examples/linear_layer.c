@@ -23,6 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cubind/cublasLt.h"
+#include "cubind/runtime.h"
+
 #include "check.h"
 
 /* M is a multiple of 128: the mask's leading dimension (in bits) must be. */

@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cubind/driver.h"
+#include "cubind/nvjitlink.h"
+#include "cubind/nvrtc.h"
+
 #include "check.h"
 
 /* extern "C": the kernel keeps its name, so cuModuleGetFunction finds "saxpy" unmangled. */

@@ -9,6 +9,9 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "cubind/cublas.h"
+#include "cubind/runtime.h"
+
 #include "check.h"
 
 enum { M = 64, N = 48, K = 32 };
@@ -27,7 +30,7 @@ int main(void)
     for (i = 0; i < K * N; ++i)
         b[i] = (float)(i % 5) * 0.5f;
 
-    /* On failure CHECK prints cubind_last_error(): library, function, status name, message. */
+    /* On failure CHECK says which call failed and why (check.h). */
     CHECK(cubind_cublas_create(&handle));
     CHECK(cubind_runtime_malloc((void **)&da, sizeof a));
     CHECK(cubind_runtime_malloc((void **)&db, sizeof b));

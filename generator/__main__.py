@@ -77,7 +77,7 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
     config = config_module.load(config_path)
     if ir_dir is not None:
         built = model.build(config, subset.read_irs(config, ir_dir))
-        return _render(built, libraries, prefix, cuda_path, include_dirs)
+        return _render(built, libraries, prefix, cuda_path, include_dirs, _examples(config_path))
     extra = tuple(Path(d) for d in include_dirs or ())
     cache = releases_cache if releases_cache is not None else release_headers.cache_root()
     for release in config.releases:
@@ -119,17 +119,25 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
         irs.append(release_compare.attach(release_compare.ReleaseIR(release.name, number, tuple(p.pinned for p in release.headers), ir),
                                  older))
     ffi.record_toolkit_exports(config, irs, cuda_path)
-    return _render(model.build(config, irs), libraries, prefix, cuda_path, include_dirs)
+    return _render(model.build(config, irs), libraries, prefix, cuda_path, include_dirs, _examples(config_path))
+
+
+def _examples(config_path: Path) -> bool:
+    """Whether the tree gets the examples' twins (generator/twins.py): the repository's examples are
+    written for its own configuration, not for another's (a test's fixture libraries)."""
+    return config_path.resolve() == config_module.CONFIG_PATH.resolve()
 
 
 def _render(built: model.Model, libraries: list[str] | None, prefix: str | None, cuda_path: Path,
-            include_dirs: list[str] | None) -> dict[str, str]:
-    """Stage 2: the files of the model, of a subset of it, under a prefix."""
+            include_dirs: list[str] | None, examples: bool = True) -> dict[str, str]:
+    """Stage 2: the files of the model, of a subset of it, under a prefix; `examples`: with the
+    examples' twins, unless it is a subset or prefixed."""
     if libraries:
         built = subset.select(built, libraries)
     # the selection in the configuration's order: the same files whatever order it was given in
+    # the examples' twins use libraries a subset may lack, and cubind's names a prefixed tree renames
     files = render.render_all(built, command_line(str(cuda_path), list(include_dirs or ()), list(built.selection),
-                                                  prefix))
+                                                  prefix), examples=examples and not libraries and not prefix)
     return amalgamate.prefixed_tree(files, prefix) if prefix else files
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import jinja2
 
-from . import VERSION, conversion_checks, dropin, ffi, irjson, parallel, release_actions, rust, tracedesc
+from . import VERSION, conversion_checks, dropin, ffi, irjson, parallel, release_actions, rust, tracedesc, twins
 from .model import LibraryModel, Model, ModuleModel
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -126,8 +126,9 @@ def _template(env: jinja2.Environment, kind: str, name: str) -> jinja2.Template:
     return env.select_template([f"{name}/{kind}", kind])
 
 
-def render_all(model: Model, command: str) -> dict[str, str]:
-    """Every generated file (path relative to generated/ -> text), IR included."""
+def render_all(model: Model, command: str, examples: bool = True) -> dict[str, str]:
+    """Every generated file (path relative to generated/ -> text), IR included; with `examples`,
+    the examples' twins with NVIDIA's names too (the whole configuration's: generator/twins.py)."""
     env = environment()
     common = {"model": model, "config": model.config, "generator_version": VERSION, "command": command,
               "cuda_version": model.cuda_version,
@@ -172,6 +173,8 @@ def render_all(model: Model, command: str) -> dict[str, str]:
         out[f"include/cubind/{module.module.name}_types.h"] = _template(env, "module_types.h.j2", module.module.name).render(common | {"m": module})
     out.update(ffi.render(env, model, common, out))  # cdef/*.h, docs/api/*.md
     out.update(dropin.render(env, model, common))  # dropin/*.c and its version script
+    if examples:
+        out.update(twins.render(env, model, common))  # examples/nvidia/*: the examples with NVIDIA's names
     out.update(half())
     return out
 

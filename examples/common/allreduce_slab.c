@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../check.h"
+#include "cubind/cublas.h"
+#include "cubind/nccl.h"
+#include "cubind/runtime.h"
+
+#include "check.h"
 
 enum { M = ALLREDUCE_M, N = ALLREDUCE_N, K = ALLREDUCE_K, WARM_UP = 3, REPEATS = 21 };
 #define LARGE_BYTES ((size_t)64 << 20)

@@ -7,7 +7,7 @@
 #ifndef CUBIND_EXAMPLES_ALLREDUCE_SLAB_H
 #define CUBIND_EXAMPLES_ALLREDUCE_SLAB_H
 
-#include "cubind/cubind.h"
+#include "cubind/nccl.h"
 
 /* C (M x N) = A (M x K) B (K x N), column-major. */
 enum { ALLREDUCE_M = 256, ALLREDUCE_N = 192, ALLREDUCE_K = 512 };

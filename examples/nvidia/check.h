@@ -1,11 +1,14 @@
 /*
- * examples/nvidia/check.h - what the NVIDIA-named twins of the examples share: CHECK, the
- * "no GPU here" exit and the exit codes, with NVIDIA's names and headers only (the twins of
- * examples/check.h, which reads cubind's error record instead).
+ * examples/nvidia/check.h - what the examples' twins with NVIDIA's names share: CHECK, print_error,
+ * the "no GPU here" exit and the exit codes, with NVIDIA's names and headers only. The twin of
+ * examples/check.h, written by hand: that one reads cubind's error record (cubind_last_error),
+ * which has no NVIDIA counterpart, and so it is where the examples keep what is cubind's alone.
+ * The twins themselves are generated from the examples (generated/examples/nvidia/,
+ * generator/twins.py), and find this file first on their include path.
  *
  * Success is 0 in every CUDA library (cudaSuccess, CUDA_SUCCESS, CUBLAS_STATUS_SUCCESS,
- * NVRTC_SUCCESS, CUFFT_SUCCESS, CUDNN_STATUS_SUCCESS, ...), so one macro checks them all: on
- * failure it prints the call and its status, and exits.
+ * NVRTC_SUCCESS, CUFFT_SUCCESS, CUDNN_STATUS_SUCCESS, ncclSuccess, ...), so one macro checks them
+ * all: on failure it prints the call and its status, and exits.
  */
 #ifndef CUBIND_EXAMPLES_NVIDIA_CHECK_H
 #define CUBIND_EXAMPLES_NVIDIA_CHECK_H
@@ -21,6 +24,12 @@ enum {
     EXIT_WRONG = 2,  /* the calls succeeded but the result is wrong */
     EXIT_NO_GPU = 77 /* no driver or no GPU: nothing was tested (the automake "skip" status) */
 };
+
+/* What failed: NVIDIA's libraries keep no error record, the status was the call's return value. */
+static inline void print_error(const char *what)
+{
+    fprintf(stderr, "%s\n", what);
+}
 
 static inline void check_failed(const char *call, int status, const char *file, int line)
 {

@@ -5,7 +5,8 @@
 # LIBDIR holds libcubind-dropin.so and libcubind.so; MOCKS the mock folders (<release>/ each, named
 # in RELEASES, newest first). Environment: CC, CUDA_PATH, SONAMES (every bound library's soname),
 # NVCC (empty: the nvcc check is skipped), IR (the generated tree's ir/), DOC (docs/dropin.md, whose
-# figures are checked against what this measures), TWINS (examples/nvidia/, the examples' twins).
+# figures are checked against what this measures), TWINS (the examples' twins with NVIDIA's names, built)
+# and TWIN_MPI (the MPI build of one, or empty).
 #
 # The drop-in exports exactly the symbol of every function of the IR.
 # Each program of tests/dropin/*.c is compiled unchanged against $CUDA_PATH/include with
@@ -96,37 +97,48 @@ for source in "$here"/*.c; do
          "ran on the mocks of $(echo "$RELEASES" | sed 's/ /, /g'); stops at $rule"
 done
 
-# The examples' NVIDIA-named twins (TWINS: examples/nvidia/, the same programs with NVIDIA's names and
-# headers): compiled unchanged against NVIDIA's headers, linked with the drop-in alone (no NVIDIA
-# library needed); on each release's mocks the driver loads through cubind and sees no GPU, so each
-# stops at its GPU check (exit 77) after cuInit and cuDeviceGetCount reached the mocks.
+# The examples' twins with NVIDIA's names (TWINS: the programs make built from generated/examples/nvidia/,
+# generator/twins.py, into BUILD/examples/nvidia/: compiled unchanged against NVIDIA's headers, linked
+# with the drop-in alone): no NVIDIA library needed, every CUDA symbol from the drop-in. On each
+# release's mocks the driver loads through cubind and sees no GPU, so each stops at its GPU check:
+# it exits 77 and says SKIP, after its device count query (cuDeviceGetCount, cudaGetDeviceCount: those
+# it references) reached the mocks. TWIN_MPI (the MPI build of allreduce_launcher's twin, where MPI
+# is found): built and linked the same, not run (MPI starts its ranks: tests/launcher/run.sh).
 # tests/gpu/dropin.sh runs them on a GPU, on CUDA 13.0's libraries and with 12.4's runtime.
 twins=0
 mkdir -p "$work/examples"
-for source in "$TWINS"/*.c; do
-    name=$(basename "$source" .c)
-    program="$work/examples/$name"
-    # shellcheck disable=SC2086 # the flags are meant to split
-    $CC $warnings -isystem "$CUDA_PATH/include" "$source" -o "$program" \
-        -L"$libdir" -lcubind-dropin -Wl,-rpath,"$libdir" -lm > "$program.cc.log" 2>&1 ||
-        { cat "$program.cc.log"; fail "examples/nvidia/$name.c does not build against NVIDIA's headers with the drop-in"; }
-    readelf -d "$program" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' > "$program.needed"
+for program in $TWINS ${TWIN_MPI:-}; do
+    name=$(basename "$program")
+    [ -x "$program" ] || fail "the twin $program was not built"
+    readelf -d "$program" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' > "$work/examples/$name.needed"
     for soname in $SONAMES; do
-        if grep -qxF "$soname" "$program.needed"; then fail "examples/nvidia/$name needs $soname"; fi
+        if grep -qxF "$soname" "$work/examples/$name.needed"; then fail "the twin $name needs $soname"; fi
     done
-    for release in $RELEASES; do
-        log="$program-$release.log"
-        set +e; LD_LIBRARY_PATH="$mocks/$release" CUBIND_MOCK_LOG="$log" "$program" > "$program-$release.out" 2>&1
-        status=$?; set -e
-        [ "$status" -eq 77 ] && grep -q "^$name: SKIP (the driver sees no GPU)" "$program-$release.out" ||
-            { cat "$program-$release.out"; fail "examples/nvidia/$name exits $status on the mocks of CUDA $release, not 77 (no GPU)"; }
-        grep -qx cuInit "$log" && grep -qx cuDeviceGetCount "$log" ||
-            fail "examples/nvidia/$name's cuInit and cuDeviceGetCount did not reach the mocks of CUDA $release"
-    done
+    nm -D --undefined-only "$program" | awk '{print $2}' > "$work/examples/$name.undefined"
+    grep -qx 'libcubind-dropin\.so\.[0-9]*' "$work/examples/$name.needed" || fail "the twin $name does not need libcubind-dropin"
+    sed -n "s/@$node\$//p" "$work/examples/$name.undefined" | LC_ALL=C sort -u > "$work/examples/$name.referenced"
+    if grep -v "@$node\$" "$work/examples/$name.undefined" | sed 's/@.*//' | grep -xF -f "$work/exports.txt"; then
+        fail "the twin $name takes the CUDA symbols above from elsewhere than the drop-in ($node)"
+    fi
     twins=$((twins + 1))
+    [ "$program" != "${TWIN_MPI:-}" ] || continue
+    queries=$(grep -x -e cuDeviceGetCount -e cudaGetDeviceCount "$work/examples/$name.referenced" || true)
+    [ -n "$queries" ] || fail "the twin $name references no device count query"
+    for release in $RELEASES; do
+        log="$work/examples/$name-$release.log"
+        set +e; LD_LIBRARY_PATH="$mocks/$release" CUBIND_MOCK_LOG="$log" "$program" > "$work/examples/$name-$release.out" 2>&1
+        status=$?; set -e
+        [ "$status" -eq 77 ] && grep -q "^$name: .*SKIP" "$work/examples/$name-$release.out" ||
+            { cat "$work/examples/$name-$release.out"; fail "the twin $name exits $status on the mocks of CUDA $release, not 77 (no GPU)"; }
+        for query in $queries; do
+            grep -qx "$query" "$log" || fail "the twin $name's $query did not reach the mocks of CUDA $release"
+        done
+    done
 done
-[ "$twins" -gt 0 ] || fail "no example twin in $TWINS"
-echo "test-dropin: $twins examples' NVIDIA-named twins built with the drop-in alone; on the mocks of each release they reach the driver and skip (no GPU)"
+[ "$twins" -gt 0 ] || fail "no example twin built (TWINS)"
+echo "test-dropin: $twins programs of the examples' twins with NVIDIA's names built with the drop-in alone" \
+     "($(for p in $TWINS ${TWIN_MPI:-}; do basename "$p"; done | tr '\n' ' ' | sed 's/ $//')); on the mocks of each release" \
+     "they reach the driver and skip (no GPU)${TWIN_MPI:+; the MPI build not run}"
 
 # A rule the mocks cannot read stops the program at its first call, saying why.
 if LD_LIBRARY_PATH="$mocks/$newest" CUBIND_MOCK_STATUS="cudaMalloc#x=2" "$work/runtime_memcpy" > "$work/bad.out" 2>&1; then

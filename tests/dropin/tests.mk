@@ -1,12 +1,13 @@
 # tests/dropin/tests.mk - make test-dropin (part of test-c): programs written for NVIDIA's headers,
 # linked with the drop-in alone, run on the installable mocks of every release (tests/dropin/run.sh).
 # nvcc, when the toolkit has it, builds tests/dropin/kernel.cu with the drop-in too; the examples'
-# NVIDIA-named twins (examples/nvidia/) are built with it into $(TEST_BUILD)/dropin/examples/, for
-# tests/gpu/dropin.sh (make gpu-build carries them).
+# twins with NVIDIA's names (generated/examples/nvidia/) are built with it into $(BUILD)/examples/nvidia/
+# (examples/examples.mk) and run on the mocks, and tests/gpu/dropin.sh runs them on a GPU (make
+# gpu-build carries them).
 DROPIN_NVCC := $(wildcard $(CUDA_PATH)/bin/nvcc)
 
 test-dropin: $(DROPIN_SO) $(PRODUCT_MOCKS) tests/dropin/run.sh docs/dropin.md $(wildcard tests/dropin/*.c tests/dropin/*.h tests/dropin/*.cu tests/dropin/real/*.c examples/nvidia/*)
-	CC="$(CC)" TWINS=examples/nvidia CUDA_PATH="$(CUDA_PATH)" NVCC="$(DROPIN_NVCC)" RELEASES="$(MOCK_RELEASES)" IR=$(GENERATED)/ir DOC=docs/dropin.md \
+	CC="$(CC)" TWINS="$(EXAMPLE_TWINS)" TWIN_MPI="$(TWIN_MPI_EXAMPLE)" CUDA_PATH="$(CUDA_PATH)" NVCC="$(DROPIN_NVCC)" RELEASES="$(MOCK_RELEASES)" IR=$(GENERATED)/ir DOC=docs/dropin.md \
 	    SONAMES="$(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_SONAME_$(l)))" \
 	    tests/dropin/run.sh $(TEST_BUILD)/dropin $(abspath $(BUILD)/lib) $(abspath $(MOCKS_BUILD))
 	@$(RESULTS) passed test-dropin
