@@ -11,6 +11,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The handle each library's version query is being asked of by this thread, else NULL. */
+static _Thread_local void *asking[CUBIND_LIBRARY_COUNT];
+
+void *cubind__handle_asked(cubind_library library)
+{
+    return asking[library];
+}
+
+/* cubind__version_query, with the handle asked of kept in `asking` meanwhile. */
+static int ask(cubind_library library, void *handle, cubind__fnptr query, int version[3], int *status,
+               cubind__fnptr *held_fini)
+{
+    void *previous = asking[library];
+    int failed;
+    asking[library] = handle;
+    failed = cubind__version_query(library, handle, query, version, status, held_fini);
+    asking[library] = previous;
+    return failed;
+}
+
 const char *cubind__version_failed_name(const cubind__library_desc *d, int failed)
 {
     return failed == -2 && d->version_init_name[0] != '\0' ? d->version_init_name : d->version_query_name;
@@ -32,8 +52,7 @@ int cubind__refused(const cubind__library_desc *d, void *handle, cubind__strbuf 
     answer->address = address;
     answer->status = 0;
     answer->version[0] = answer->version[1] = answer->version[2] = -1;
-    answer->failed = cubind__version_query(d->library, handle, query, answer->version, &answer->status,
-                                           &answer->held_fini);
+    answer->failed = ask(d->library, handle, query, answer->version, &answer->status, &answer->held_fini);
     if (!answer->failed)
         return 0;
     for (i = 0; i < d->refused_count; ++i) {
@@ -132,7 +151,7 @@ void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, cu
             cubind__fnptr query = cubind__own_symbol(out, d->version_query_name);
             exported = query != NULL;
             if (exported)
-                failed = cubind__version_query(d->library, out->handle, query, version, &status, &out->held_fini);
+                failed = ask(d->library, out->handle, query, version, &status, &out->held_fini);
         }
         if (exported && !failed) {
             memcpy(out->version, version, sizeof version);

@@ -19,6 +19,13 @@ typedef struct cubind__version_answer {
     cubind__fnptr held_fini; /* the fini of an init the query left in force, or NULL (cubind__version_query) */
 } cubind__version_answer;
 
+/* The handle whose version query (its init and fini included) this thread is running for
+ * `library`, else NULL. A library not linked -Bsymbolic (NVML, NCCL) calls its own exported
+ * functions through the global scope, where the drop-in's forwarders come first: such a call,
+ * made while the loader asks the query, comes back to cubind for a library still being loaded
+ * (cubind__resolve then calls the library's own definition in this handle). */
+void *cubind__handle_asked(cubind_library library);
+
 /* Run the fini of an init left in force by the query of `answer`, if any (a handle let go). */
 void cubind__version_answer_drop(cubind__version_answer *answer);
 

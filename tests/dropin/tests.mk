@@ -6,7 +6,7 @@
 # gpu-build carries them).
 DROPIN_NVCC := $(wildcard $(CUDA_PATH)/bin/nvcc)
 
-test-dropin: $(DROPIN_SO) $(PRODUCT_MOCKS) tests/dropin/run.sh docs/dropin.md $(wildcard tests/dropin/*.c tests/dropin/*.h tests/dropin/*.cu tests/dropin/real/*.c examples/nvidia/*)
+test-dropin: $(DROPIN_SO) $(PRODUCT_MOCKS) tests/dropin/run.sh docs/dropin.md $(wildcard tests/dropin/*.c tests/dropin/*.h tests/dropin/*.cu tests/dropin/real/*.c tests/dropin/self/*.c examples/nvidia/*)
 	CC="$(CC)" TWINS="$(EXAMPLE_TWINS)" TWIN_MPI="$(TWIN_MPI_EXAMPLE)" CUDA_PATH="$(CUDA_PATH)" NVCC="$(DROPIN_NVCC)" RELEASES="$(MOCK_RELEASES)" IR=$(GENERATED)/ir DOC=docs/dropin.md \
 	    SONAMES="$(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_SONAME_$(l)))" \
 	    tests/dropin/run.sh $(TEST_BUILD)/dropin $(abspath $(BUILD)/lib) $(abspath $(MOCKS_BUILD))
