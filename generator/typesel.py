@@ -25,6 +25,12 @@ STANDARD_TYPES = {
     "size_t": "stddef.h",
     "ptrdiff_t": "stddef.h",
     "FILE": "stdio.h",
+    # POSIX's, for cuFile's reads and writes at an offset and its RDMA hooks (cufile.h includes
+    # <sys/socket.h>, which brings <sys/types.h>)
+    "off_t": "sys/types.h",
+    "ssize_t": "sys/types.h",
+    "loff_t": "sys/types.h",
+    "sockaddr": "sys/socket.h",
     **{name: "stdint.h" for name in ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
                                       "uint32_t", "uint64_t", "intptr_t", "uintptr_t")},
 }
