@@ -24,7 +24,7 @@ static void print_status(const char *function, CUfileError_t status)
 
 int main(void)
 {
-    struct cubind_library_info info = {sizeof info};
+    struct cubind_library_info info = {.size = sizeof info};
     CUfileError_t status;
     int version = -1;
     status = cubind_cufile_get_version(&version);
