@@ -4,7 +4,7 @@
 # Do not edit: change generator/ or templates/ and regenerate with
 #     make generate
 
-CUBIND_LIBRARIES := cublas cublasLt cufft curand cusolver cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml nvvm nvfatbin nvjpeg cupti
+CUBIND_LIBRARIES := cublas cublasLt cufft curand cusolver cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml nvvm nvfatbin nvjpeg cupti cufile
 CUBIND_SONAME_cublas := libcublas.so.13
 CUBIND_ENV_cublas := CUBIND_CUBLAS_PATH
 # a major newer than every release read: a mock of it is refused (docs/releases.md)
@@ -71,10 +71,11 @@ CUBIND_SONAME_cupti := libcupti.so.13
 CUBIND_ENV_cupti := CUBIND_CUPTI_PATH
 # a major newer than every release read: a mock of it is refused (docs/releases.md)
 CUBIND_NEXT_SONAME_cupti := libcupti.so.14
+CUBIND_SONAME_cufile := libcufile.so.0
+CUBIND_ENV_cufile := CUBIND_CUFILE_PATH
 # The libraries cubind locates but does not bind (generator/libraries.toml, [[locate]]): their
 # newest soname, for the tests' fixture trees.
-CUBIND_LOCATE := cufile cufftw nvblas nppc nppial nppicc nppidei nppif nppig nppim nppist nppisu nppitc npps nvrtc-builtins cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_heuristic cudnn_engines_precompiled cudnn_engines_runtime_compiled cusparseLt cudss cutensor cutensorMg nvshmem_host cublasmp cufftMp mathdx nvpl_fftw
-CUBIND_LOCATE_SONAME_cufile := libcufile.so.0
+CUBIND_LOCATE := cufftw nvblas nppc nppial nppicc nppidei nppif nppig nppim nppist nppisu nppitc npps nvrtc-builtins cudnn_graph cudnn_ops cudnn_cnn cudnn_adv cudnn_heuristic cudnn_engines_precompiled cudnn_engines_runtime_compiled cusparseLt cudss cutensor cutensorMg nvshmem_host cublasmp cufftMp mathdx nvpl_fftw
 CUBIND_LOCATE_SONAME_cufftw := libcufftw.so.12
 CUBIND_LOCATE_SONAME_nvblas := libnvblas.so.13
 CUBIND_LOCATE_SONAME_nppc := libnppc.so.13
@@ -125,6 +126,7 @@ CUBIND_RELEASES_nvvm :=
 CUBIND_RELEASES_nvfatbin := 
 CUBIND_RELEASES_nvjpeg := 
 CUBIND_RELEASES_cupti := 
+CUBIND_RELEASES_cufile := 
 # The soname of a library in each release read (CUBIND_CUDA_RELEASE and CUBIND_RELEASES): the
 # configured soname whose number is that release's major version of the library (libcublas.so.12 for
 # CUDA 12.4), its mocks' DT_SONAME; empty where the library has no data of that release, or its
@@ -201,10 +203,14 @@ CUBIND_RELEASE_SONAME_cupti_13_0 :=
 CUBIND_RELEASE_SONAME_cupti_12_5 :=
 CUBIND_RELEASE_SONAME_cupti_12_4 :=
 CUBIND_RELEASE_SONAME_cupti_11_8 :=
+CUBIND_RELEASE_SONAME_cufile_13_0 :=
+CUBIND_RELEASE_SONAME_cufile_12_5 :=
+CUBIND_RELEASE_SONAME_cufile_12_4 :=
+CUBIND_RELEASE_SONAME_cufile_11_8 :=
 CUBIND_RELEASES := 12_5 12_4 11_8
 # Releases whose include dir (in the releases cache) holds the headers of a unit the toolkit lacks
 # (generator/libraries.toml: headers_release; NVML's nvml.h): the tests that compile NVIDIA's headers
 # search them after the toolkit's (-idirafter), so the toolkit's own headers still win.
 CUBIND_HEADER_RELEASES := 12.4
 # The module headers (cubind/<module>.h), each of which a program may include alone.
-CUBIND_MODULES := cublas cublasXt cublasLt cufft curand cusolver cusolverDn cusolverSp cusolverRf cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml nvvm nvfatbin nvjpeg cupti
+CUBIND_MODULES := cublas cublasXt cublasLt cufft curand cusolver cusolverDn cusolverSp cusolverRf cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml nvvm nvfatbin nvjpeg cupti cufile

@@ -39,12 +39,22 @@ def type_modules(model: Model, targets: list[ModuleModel]) -> list[ModuleModel]:
     return order
 
 
-def standard_structs(modules: list[ModuleModel]) -> list[tuple[str, str]]:
-    """(tag, typedef) of the C library's structures the wrappers take by pointer, declared opaque
-    because LuaJIT's FFI does not know them: FILE (glibc's struct _IO_FILE), when a module's
-    declarations need stdio.h."""
+# The C library's declarations the flat files repeat, by the standard header that has them: what
+# LuaJIT's FFI and cffi do not know, or strict C11 after <stddef.h>, <stdint.h> and <stdio.h> lacks
+# (cdef_check.sh). The structures are opaque (the wrappers take them by pointer; FILE is glibc's
+# struct _IO_FILE); ssize_t and off_t are glibc's on Linux's 64-bit ABIs, the only ones CUDA has.
+_STANDARD_FLAT = {
+    "stdio.h": ["typedef struct _IO_FILE FILE;"],
+    "sys/types.h": ["typedef long ssize_t;", "typedef long off_t;"],
+    "sys/socket.h": ["struct sockaddr;"],
+    "time.h": ["struct timespec;"],
+}
+
+
+def standard_structs(modules: list[ModuleModel]) -> list[str]:
+    """The C library's declarations (_STANDARD_FLAT) that `modules`' declarations need."""
     headers = {h for module in modules for h in module.standard_headers}
-    return [("_IO_FILE", "FILE")] if "stdio.h" in headers else []
+    return [d for header, declarations in _STANDARD_FLAT.items() if header in headers for d in declarations]
 
 
 def flat_groups(model: Model, modules: list[ModuleModel]) -> list[TypeGroup]:

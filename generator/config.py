@@ -54,6 +54,16 @@ class Unit:
     # static inline functions (make_float2, make_cudaExtent, ...) cubind's module header repeats: its
     # counterpart includes them (generator/inline_copies.py)
     inline_headers: tuple[str, ...] = ()
+    # feature-test macros of the C library that the unit's headers need of a program including them,
+    # defined in its C parse: cufile.h spells glibc's loff_t, which <sys/types.h> declares only under
+    # _DEFAULT_SOURCE (without it, clang reads the type as int). cubind's headers need none of them
+    # (declarators.PRIVATE_TYPEDEFS)
+    feature_macros: tuple[str, ...] = ()
+
+    @property
+    def c_args(self) -> tuple[str, ...]:
+        """The C parse's arguments beyond the configuration's: the feature macros, defined."""
+        return tuple(f"-D{m}" for m in self.feature_macros)
 
     def exclusion(self, name: str) -> Exclusion | None:
         """The configured exclusion that matches a function name, or None."""
@@ -188,6 +198,11 @@ class Library:
     def status_of(self, expression: str) -> str:
         """The C expression of the status held by `expression`, a value of the status type."""
         return f"({expression}).{self.status_member}" if self.status_member else expression
+
+    def detail_of(self, expression: str) -> str:
+        """The C expression of the status record's second member (status_detail) held by `expression`."""
+        assert self.status_detail is not None
+        return f"({expression}).{self.status_detail[0]}"
 
 
 @dataclass(frozen=True)
@@ -349,6 +364,7 @@ def load(path: Path = CONFIG_PATH) -> Config:
             headers_release=u.get("headers_release"),
             cplusplus_headers=tuple(u.get("cplusplus_headers", ())),
             inline_headers=tuple(u.get("inline_headers", ())),
+            feature_macros=tuple(u.get("feature_macros", ())),
             modules=tuple(
                 Module(
                     m["name"],

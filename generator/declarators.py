@@ -21,6 +21,14 @@ INTEGER_KINDS = frozenset(
 )
 FLOATING_KINDS = frozenset({TK.FLOAT, TK.DOUBLE, TK.LONGDOUBLE, TK.HALF, TK.FLOAT128})
 
+# The C library's typedefs that NVIDIA's headers spell and strict C11 (-std=c11) does not declare even
+# after the headers those include: glibc's loff_t (<sys/types.h> declares it only under _DEFAULT_SOURCE
+# or _GNU_SOURCE, which cufile.h needs of its users without saying so: it fails under -std=c11).
+# cubind's declarations spell it under a private name of the same type (typesel declares the typedef):
+# a program that has loff_t can pass its own functions (CUfileFSOps_t's), and one that has not is not
+# given the name. glibc's loff_t is __off64_t, the same type as int64_t on every ABI it has.
+PRIVATE_TYPEDEFS = {"loff_t": ("cubind_loff_t", "int64_t")}
+
 
 def declare(t: ci.Type, name: str = "", base: str | None = None) -> str:
     """The C declaration of `name` with type `t`; with no name, the abstract declarator (a type name).
@@ -56,6 +64,10 @@ def _declare(t: ci.Type, inner: str, base: str | None = None) -> str:
     if kind == TK.FUNCTIONNOPROTO:
         return _declare(t.get_result(), f"{inner}()")
     spelling = t.spelling if base is None else base
+    if kind == TK.BOOL:  # as NVIDIA's headers spell it (<stdbool.h>'s macro in C, the type in C++): not _Bool
+        spelling = spelling.replace("_Bool", "bool")
+    if base is None and kind == TK.TYPEDEF and (name := t.get_declaration().spelling) in PRIVATE_TYPEDEFS:
+        spelling = spelling.replace(name, PRIVATE_TYPEDEFS[name][0])
     if not inner:
         return spelling
     return f"{spelling} {inner}"

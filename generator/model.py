@@ -8,7 +8,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import api, cplusplus, header_closure, release_actions, release_calls
+from . import api, cplusplus, header_closure, release_actions, release_calls, typesel
 from .config import Config, ConfigError, Library, Module
 from .ctext import spaced
 from .names import check_names, cubind_name
@@ -42,6 +42,9 @@ class ModuleModel:
     # (cubind/cuda_types_*.h) and the C library headers it includes, no more
     shared_includes: list[str] = field(default_factory=list)
     system_includes: list[str] = field(default_factory=list)
+    # the C library's structures its declarations take by pointer that those headers do not declare
+    # (typesel.STANDARD_STRUCTS): their tags, declared incomplete
+    standard_tags: list[str] = field(default_factory=list)
     counterpart: list[str] = field(default_factory=list)  # NVIDIA's headers a program includes instead
     # the shared files of the unit's inline_headers (vector_functions.h), which the module header
     # includes after its types header
@@ -316,6 +319,8 @@ def build(config: Config, irs: list[dict]) -> Model:
                                              if h in inline_reached])
             )
             modules[-1].cplusplus = _cplusplus(ir, unit, module)
+            modules[-1].standard_tags = [tag for h, tag in typesel.STANDARD_STRUCTS.items()
+                                         if h in ir["standard_headers"] and h not in modules[-1].system_includes]
     _split_per_header(config, modules, needed, graph, shared_headers)
 
     enum_index = _type_index(irs)

@@ -11,7 +11,7 @@ from .config import Config, Unit
 from .declarators import category, decay, declare, output
 from .names import cubind_name
 from .tu import IncludeDirs, Parsed, parse
-from .typesel import TypeSelector, referenced_names
+from .typesel import STANDARD_STRUCTS, TypeSelector, referenced_names
 
 CK = ci.CursorKind
 IR_VERSION = 1
@@ -144,7 +144,7 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
     `cuda_version` is the toolkit's (macros.cuda_version), the same for every unit."""
     own = set(unit.own_headers)
     headers = list(unit.headers)
-    c = parse(include_dirs, headers, list(config.c_args))
+    c = parse(include_dirs, headers, [*config.c_args, *unit.c_args])
     # The C++ parse also evaluates the unit's constants and version macros (one parse fewer):
     # the candidates are known from the C parse, and the lines after the headers change none of
     # their declarations.
@@ -187,7 +187,7 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
             bound.append((cxx, cursor, True))
 
     symbols = {cursor.spelling for _, cursor, _ in bound}
-    aliases = macros.function_aliases(c, own, symbols, list(config.c_args), headers)
+    aliases = macros.function_aliases(c, own, symbols, [*config.c_args, *unit.c_args], headers)
     for cursor in c_functions:
         target = macros.forwarding_target(cursor, symbols) if cursor.storage_class == ci.StorageClass.STATIC else None
         if target is not None:
@@ -236,9 +236,10 @@ def build_ir(config: Config, unit: Unit, include_dirs: IncludeDirs, cuda_version
     repeated_headers = own | selector.headers()
     selector.seed_enums(repeated_headers)
     types = selector.entries()
-    # An output through a pointer to a record cubind's C headers declare opaque (a C++ class) is none.
+    # An output through a pointer to a record cubind's C headers declare opaque (a C++ class, a C
+    # library structure such as cuFileBatchIOGetStatus's struct timespec) is none.
     opaque = {n for e in types if e["kind"] in ("struct", "union") and not e.get("complete")
-              for n in (e["name"], e["typedef"]) if n}
+              for n in (e["name"], e["typedef"]) if n} | set(STANDARD_STRUCTS.values())
     for function in functions:
         for param in function["params"]:
             if param.pop(_OUTPUT_RECORD, "") in opaque:

@@ -7,7 +7,8 @@ tools/fetch-cuda-releases.sh fetches into it (docs/releases.md).
                                                      release, suite, archive, components (comma-
                                                      separated), keyring, package, version
     python3 -m generator.release_headers unit-includes      -idirafter flags of the units whose headers are an
-                                                     older release's (their links folders, made)
+                                                     older release's (their links folders, made), and the
+                                                     feature macros those headers need (-D)
     python3 -m generator.release_headers names              the configured older releases, newest first, one a line
     python3 -m generator.release_headers sources RELEASE    the sources.list of RELEASE's private apt state: one
                                                      line per suite, signed by its keyring
@@ -118,9 +119,12 @@ def unit_header_links(release_dir: Path, unit: config_module.Unit) -> Path:
 def unit_includes(config: Config, cache: Path) -> list[str]:
     """-idirafter flags for a compiler building against NVIDIA's headers where the toolkit lacks a
     unit's (headers_release: nvml.h, nvjpeg.h): each unit's own headers from a folder of links, so
-    that what they include by a quoted name is the toolkit's, never the older release's."""
-    return [f"-idirafter {unit_header_links(include_dir(cache, config.release(u.headers_release)), u)}"
-            for u in config.units if u.headers_release is not None]
+    that what they include by a quoted name is the toolkit's, never the older release's; and the
+    feature-test macros those headers need of a program (feature_macros: cufile.h's _DEFAULT_SOURCE,
+    for glibc's loff_t), which a program including NVIDIA's headers defines."""
+    units = [u for u in config.units if u.headers_release is not None]
+    return [*(f"-idirafter {unit_header_links(include_dir(cache, config.release(u.headers_release)), u)}" for u in units),
+            *dict.fromkeys(f"-D{m}" for u in units for m in u.feature_macros)]
 
 
 def main(argv: list[str]) -> int:

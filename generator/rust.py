@@ -252,7 +252,7 @@ class Builder:
         # the pointer constants' types (cudaStream_t, void *): a typedef each, after every cdef file
         literal_types = sorted({k["type"] for g in self.groups for k in g.literals if k["kind"] == "pointer"})
         probes = {f"cubind_rust_literal_{i}": t for i, t in enumerate(literal_types)}
-        root = ("#include <stddef.h>\n#include <stdint.h>\n" + "".join(f'#include "{_ROOT}{n}.h"\n' for n in files)
+        root = ("#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n" + "".join(f'#include "{_ROOT}{n}.h"\n' for n in files)
                 + "".join(f"typedef {t} {name};\n" for name, t in probes.items()))
         unsaved = [(f"{_ROOT}{ROOT_FILE}", root), *((f"{_ROOT}{n}.h", out[f"cdef/{n}.h"]) for n in files)]
         tu = ci.Index.create().parse(f"{_ROOT}{ROOT_FILE}", args=["-x", "c", "-std=c11"], unsaved_files=unsaved)

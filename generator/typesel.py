@@ -11,7 +11,7 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from . import clang_ext
-from .declarators import declare
+from .declarators import PRIVATE_TYPEDEFS, declare
 from .tu import Parsed
 
 CK = ci.CursorKind
@@ -25,9 +25,26 @@ STANDARD_TYPES = {
     "size_t": "stddef.h",
     "ptrdiff_t": "stddef.h",
     "FILE": "stdio.h",
+    # POSIX's, for cuFile's reads and writes at an offset and its RDMA hooks (cufile.h includes
+    # <sys/socket.h>, which brings <sys/types.h>)
+    "off_t": "sys/types.h",
+    "ssize_t": "sys/types.h",
+    "sockaddr": "sys/socket.h",
+    # C11's, cuFileBatchIOGetStatus's timeout
+    "timespec": "time.h",
+    # declared by cubind under a private name (declarators.PRIVATE_TYPEDEFS) whose type is stdint.h's
+    **{name: "stdint.h" for name in PRIVATE_TYPEDEFS},
     **{name: "stdint.h" for name in ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
                                       "uint32_t", "uint64_t", "intptr_t", "uintptr_t")},
 }
+
+
+# The C library's structures NVIDIA's headers take by pointer, by the standard header that declares
+# them: where the headers a cubind header includes (those its NVIDIA counterpart includes) do not
+# declare one under strict C11 (struct timespec of cufile.h, which glibc's <sys/types.h> declares only
+# under _DEFAULT_SOURCE), the header declares its tag, incomplete: a pointer to it is then the same
+# type as a program's, and the program is given no other name.
+STANDARD_STRUCTS = {"time.h": "timespec", "sys/socket.h": "sockaddr"}
 
 
 class TypeError_(Exception):
@@ -66,6 +83,11 @@ class TypeSelector:
         self.needed: set[str] = set()
         self.opaque: dict[str, dict] = {}  # C++-only classes, declared opaque in C
         self.standard_headers: set[str] = set()
+        # a private typedef (PRIVATE_TYPEDEFS) -> (the usr of the first declaration using it, which its
+        # typedef precedes; the C library type's size and alignment); `visiting` is the declaration
+        # whose types are being visited
+        self.private_users: dict[str, tuple[str, int, int]] = {}
+        self.visiting: list[str] = []
         for kind, cursor in c.top_level():
             if kind not in TYPE_DECLS:
                 continue
@@ -129,8 +151,21 @@ class TypeSelector:
             if cursor.spelling not in STANDARD_TYPES:
                 raise TypeError_(f"{cursor.spelling} comes from a system header cubind does not include")
             self.standard_headers.add(STANDARD_TYPES[cursor.spelling])
+            if cursor.spelling in PRIVATE_TYPEDEFS and cursor.spelling not in self.private_users:
+                if not self.visiting:
+                    raise TypeError_(f"{cursor.spelling} is used outside a declaration cubind repeats: "
+                                     "its private typedef would have no place")
+                self.private_users[cursor.spelling] = (self.visiting[-1], cursor.type.get_size(),
+                                                       cursor.type.get_align())
             return
         self.needed.add(usr)
+        self.visiting.append(usr)
+        try:
+            self._visit_parts(cursor)
+        finally:
+            self.visiting.pop()
+
+    def _visit_parts(self, cursor: ci.Cursor) -> None:
         header, line = self.header(cursor), cursor.location.line
         for _, first, last in self.define_guards(header):
             if first < line < last:
@@ -206,8 +241,10 @@ class TypeSelector:
                     pending_anonymous["typedef"] = cursor.spelling
                     pending_anonymous = None
                     continue
+                result.extend(self._private_typedefs(cursor))
                 result.append(self._typedef(cursor))
                 continue
+            result.extend(self._private_typedefs(cursor))
             entry = self._enum(cursor) if cursor.kind == CK.ENUM_DECL else self._record(cursor)
             result.append(entry)
             pending_anonymous = entry if entry["name"] is None else None
@@ -217,6 +254,19 @@ class TypeSelector:
             if entry.get("name") is None and entry.get("typedef") is None and entry["kind"] != "enum":
                 raise TypeError_(f"anonymous {entry['kind']} at {entry['header']}:{entry['line']} has no typedef name")
             entry.pop("usr", None)
+        return result
+
+    def _private_typedefs(self, cursor: ci.Cursor) -> list[dict]:
+        """The private typedefs (PRIVATE_TYPEDEFS) that `cursor`'s declaration is the first to use,
+        declared in its header just before it."""
+        result = []
+        for name, (usr, size, align) in sorted(self.private_users.items()):
+            if usr == cursor.get_usr():
+                private, target = PRIVATE_TYPEDEFS[name]
+                entry = self._base(cursor, "typedef")
+                entry.update(name=private, deprecated=None, usr=None, decl=f"{target} {private}", underlying=target,
+                             canonical=target, uses=[], size=size, align=align)
+                result.append(entry)
         return result
 
     def _base(self, cursor: ci.Cursor, kind: str) -> dict:

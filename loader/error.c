@@ -383,7 +383,39 @@ static CUBIND_NOINLINE void say_why(char *message, char *end, const cubind__no_g
     end[2 + length] = '\0';
 }
 
+/* "; its cu_err is CUDA_ERROR_NOT_INITIALIZED (3)" at `end`, when `library`'s status is a record whose
+ * second member tells more of `status` (cubind__status_detail): that member's value, `detail`, named by
+ * the library its values belong to. Returns where the message ends. */
+static CUBIND_NOINLINE char *detail_message(char *end, cubind_library library, int status, int detail)
+{
+    const char *member, *name;
+    cubind_library names;
+    size_t member_length, name_length = 0;
+    char *start;
+    if (!cubind__status_detail(library, status, &member, &names))
+        return end;
+    member_length = strlen(member);
+    name = names != CUBIND_LIB_NONE ? cubind__status_name_length(names, detail, &name_length) : NULL;
+    if (member_length > 64)
+        return end; /* cannot happen: a member's name */
+    memcpy(end, "; its ", 6);
+    memcpy(end + 6, member, member_length);
+    memcpy(end + 6 + member_length, " is", 3);
+    /* " is NAME (n)" as status_message writes "X returned NAME (n)", X empty */
+    start = end + 6 + member_length + 3;
+    end = status_message(start, "", 0, name, name_length, detail);
+    /* status_message wrote " returned NAME (n)": keep " NAME (n)" */
+    memmove(start, start + 9, (size_t)(end - start - 9));
+    return end - 9;
+}
+
 CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t index, int status)
+{
+    return cubind__status_error_detail(table, index, status, NULL);
+}
+
+CUBIND_COLD int cubind__status_error_detail(const cubind__symbol_table *table, size_t index, int status,
+                                            const int *detail)
 {
     struct thread_errors *t = &tls;
     const cubind__no_gpu_reason *why;
@@ -404,6 +436,9 @@ CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t i
     r->status_name = status_name != NULL ? status_name : "";
     end = status_message(r->message, function, cubind__function_name_length(table, index), status_name,
                          name_length, status);
+    if (detail != NULL && *detail != 0) /* 0 (CUDA_SUCCESS) would say nothing */
+        end = detail_message(end, table->library, status, *detail);
+    *end = '\0';
     if (cubind__status_no_gpu(table->library, status)) { /* not for an invalid plan, say */
         why = cubind__no_gpu_known();
         if (why == NULL)
@@ -429,6 +464,17 @@ CUBIND_COLD int cubind__wrapper_status_error(const cubind__symbol_table *table, 
         return status;
     }
     return cubind__status_error(table, index, status);
+}
+
+CUBIND_COLD int cubind__wrapper_status_error_detail(const cubind__symbol_table *table, size_t index, int status,
+                                                    int detail)
+{
+    struct thread_errors *t = &tls;
+    if (t->reported) {
+        t->reported = 0;
+        return status;
+    }
+    return cubind__status_error_detail(table, index, status, &detail);
 }
 
 CUBIND_COLD int cubind__status_error_informational(const cubind__symbol_table *table, size_t index, int status)

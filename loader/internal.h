@@ -198,6 +198,17 @@ int cubind__status_no_gpu(cubind_library library, int status);
  * and return `status` (so that a wrapper's failure branch is one tail call). */
 CUBIND_COLD int cubind__status_error(const cubind__symbol_table *table, size_t index, int status);
 
+/* The same for a library whose status is a record (status_member in generator/libraries.toml):
+ * `detail`, when not NULL, is the record's second member (cuFile's cu_err), which the message names
+ * when cubind__status_detail says the status comes with it. */
+CUBIND_COLD int cubind__status_error_detail(const cubind__symbol_table *table, size_t index, int status,
+                                            const int *detail);
+
+/* A status record's second member (status_detail in generator/libraries.toml; generated/src/libraries.c):
+ * 1 when `status` of `library` comes with one, with its name in *member and the library naming its
+ * values in *names (CUBIND_LIB_NONE when that library is not in this build); 0 otherwise. */
+int cubind__status_detail(cubind_library library, int status, const char **member, cubind_library *names);
+
 /* The same for a library with informational statuses (cubind__status_informational): one of those
  * is only returned. The wrappers of the other libraries call the functions without the test, so
  * that their failure path costs what it did before statuses could be informational. */
@@ -212,6 +223,10 @@ CUBIND_COLD int cubind__reported(int status);
 /* An out-of-line wrapper's failure branch: cubind__status_error, unless its slow path has just
  * reported this failure (cubind__reported). */
 CUBIND_COLD int cubind__wrapper_status_error(const cubind__symbol_table *table, size_t index, int status);
+
+/* cubind__wrapper_status_error for a library whose status is a record, with its second member. */
+CUBIND_COLD int cubind__wrapper_status_error_detail(const cubind__symbol_table *table, size_t index, int status,
+                                                    int detail);
 
 /* cubind_status_error given a library or an index that names no function: records an
  * invalid-argument error and returns `status`. */

@@ -56,6 +56,12 @@ void cubind_test_informational(cubind_library library, const char *function, int
 /* `call` when the mock returns each of the `count` statuses that can mean "no usable GPU": each
  * message ends with why no GPU can be used here, in every build (a subset without the driver too),
  * where one is known; then `not_gpu`, a failure about the call, whose message never says it. */
+/* A library whose status is a record with a second member (status_detail): `call` failing with
+ * `status` and a nonzero second member records a message that names it ("; its cu_err is
+ * CUDA_ERROR_NOT_INITIALIZED (3)", with `names`' status names), and with a zero one does not. */
+void cubind_test_status_detail(cubind_library library, const char *function, int (*call)(void), int status,
+                               const char *member, cubind_library names);
+
 void cubind_test_no_gpu(cubind_library library, const char *function, int (*call)(void), const int *statuses,
                         size_t count, int not_gpu);
 

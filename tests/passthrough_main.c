@@ -59,6 +59,28 @@ void cubind_test_assert_status_recorded(cubind_library library, const char *func
     assert_string_equal(error->message, expected);
 }
 
+void cubind_test_status_detail(cubind_library library, const char *function, int (*call)(void), int status,
+                               const char *member, cubind_library names)
+{
+    char expected[CUBIND_ERROR_MESSAGE_MAX];
+    const char *name = names != CUBIND_LIB_NONE ? cubind_status_name(names, 3) : NULL;
+    const cubind_error *error;
+    cubind_mock_set_status(status);
+    cubind_mock_set_detail(3);
+    cubind_clear_error();
+    assert_int_equal(call(), status);
+    error = cubind_last_error();
+    assert_int_equal(error->status, status);
+    snprintf(expected, sizeof expected, "%s returned %s (%d); its %s is %s (3)", function, cubind_status_name(library, status),
+             status, member, name != NULL ? name : "an unknown status");
+    assert_true(strncmp(error->message, expected, strlen(expected)) == 0);
+    cubind_mock_set_detail(0); /* zero says nothing: the message is the status's alone */
+    cubind_clear_error();
+    assert_int_equal(call(), status);
+    assert_null(strstr(cubind_last_error()->message, "; its "));
+    cubind_mock_set_status(0);
+}
+
 void cubind_test_no_gpu(cubind_library library, const char *function, int (*call)(void), const int *statuses,
                         size_t count, int not_gpu)
 {

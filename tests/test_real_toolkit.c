@@ -3,8 +3,9 @@
  * GPU: NVVM from the toolkit ($CUDA_PATH, else /usr/local/cuda) compiles NVVM IR to PTX; nvFatbin
  * (CUBIND_NVFATBIN_PATH: CUDA 12.4's, from the releases cache) packs that PTX into a fat binary;
  * nvJPEG (CUBIND_NVJPEG_PATH: 12.4's) answers its version and, without a GPU, refuses a handle with
- * the status a program gets from NVIDIA's library, recorded with why no GPU can be used.
- * make test-real-toolkit sets the paths.
+ * the status a program gets from NVIDIA's library, recorded with why no GPU can be used; cuFile
+ * (CUBIND_CUFILE_PATH: 12.4's) answers its version, and its driver open fails without a driver, the
+ * status record's err recorded as the status. make test-real-toolkit sets the paths.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -134,6 +135,42 @@ static void test_nvjpeg_version_and_handle(void **state)
                 strstr(cubind_last_error()->message, "GPU") != NULL);
 }
 
+/* cuFile's status is a record (CUfileError_t): the wrapper returns it unchanged and records its err. */
+static void test_cufile_version_and_driver_open(void **state)
+{
+    struct cubind_library_info info = {.size = sizeof info};
+    CUfileError_t status;
+    int version = -1;
+    (void)state;
+    cubind_clear_error();
+    status = cubind_cufile_get_version(&version);
+    print_message("cuFileGetVersion -> err %d, cu_err %d, version %d\n", (int)status.err, (int)status.cu_err, version);
+    assert_int_equal(status.err, CU_FILE_SUCCESS);
+    assert_int_equal(cubind_last_error()->kind, CUBIND_OK);
+    assert_int_equal(cubind_library_info(CUBIND_LIB_CUFILE, &info), CUBIND_OK);
+    print_message("cuFile %d.%d, %s (%s)\n", info.version_major, info.version_minor, info.real_path, info.version_source);
+    /* the loader asked the same query: 1000 major + 10 minor (1090: cuFile 1.9) */
+    assert_int_equal(info.version_major, version / 1000);
+    assert_int_equal(info.version_minor, version % 1000 / 10);
+    status = cubind_cufile_driver_open();
+    print_message("cuFileDriverOpen -> err %s (%d), cu_err %d: %s\n", cubind_status_name(CUBIND_LIB_CUFILE, (int)status.err),
+                  (int)status.err, (int)status.cu_err, cubind_last_error()->message);
+    if (status.err == CU_FILE_SUCCESS) { /* a machine with a driver and GPUDirect Storage */
+        assert_int_equal(cubind_cufile_driver_close_v2().err, CU_FILE_SUCCESS);
+        return;
+    }
+    /* no libcuda.so.1 here: the record's err is the status recorded, with its name */
+    assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_STATUS);
+    assert_int_equal(cubind_last_error()->library, CUBIND_LIB_CUFILE);
+    assert_int_equal(cubind_last_error()->status, (int)status.err);
+    assert_string_equal(cubind_last_error()->function, "cuFileDriverOpen");
+    assert_string_equal(cubind_last_error()->status_name, cubind_status_name(CUBIND_LIB_CUFILE, (int)status.err));
+    assert_true(strncmp(cubind_last_error()->message, "cuFileDriverOpen returned ", 26) == 0);
+    /* cu_err is named when err is CU_FILE_CUDA_DRIVER_ERROR and cu_err says something */
+    assert_int_equal(strstr(cubind_last_error()->message, "; its cu_err is ") != NULL,
+                     status.err == CU_FILE_CUDA_DRIVER_ERROR && status.cu_err != CUDA_SUCCESS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -141,6 +178,7 @@ int main(void)
         cmocka_unit_test(test_nvvm_bad_ir_is_recorded),
         cmocka_unit_test(test_nvfatbin_packs_ptx),
         cmocka_unit_test(test_nvjpeg_version_and_handle),
+        cmocka_unit_test(test_cufile_version_and_driver_open),
     };
     return cmocka_run_group_tests_name("real toolkit libraries: NVVM, nvFatbin, nvJPEG", tests, NULL, NULL);
 }

@@ -33,6 +33,7 @@ MOCK_ENV := $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(abspath $(MOCK_
 # generated/build.mk's CUBIND_HEADER_RELEASES), searched after the toolkit's own.
 # the headers of units the toolkit lacks (nvml.h, nvjpeg.h: an older release's), each from a folder of
 # links that holds only them, so that their quoted includes find the toolkit's headers
+# with the feature macros those units' headers need of a program (cufile.h: -D_DEFAULT_SOURCE)
 NVIDIA_EXTRA_INCLUDES = $(shell $(PYTHON) -m generator.release_headers unit-includes)
 ABI_UNITS := $(patsubst $(GENERATED)/tests/abi_%.c,%,$(wildcard $(GENERATED)/tests/abi_*.c))
 ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BUILD)/abi/$(u)-nvidia $(TEST_BUILD)/abi/$(u)-cxx)
@@ -373,12 +374,13 @@ test-trace: $(TEST_BUILD)/test_trace $(TEST_BUILD)/test_trace-inline $(MOCKS)
 test-real: $(TEST_BUILD)/test_real
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan-cuda.supp) $(RESULTS) run test_real cmocka -- $(TEST_BUILD)/test_real
 
-# NVVM (the toolkit's), nvFatbin and nvJPEG (CUDA 12.4's, from the releases cache: the toolkit here has
-# neither) on their real files (tests/test_real_toolkit.c).
+# NVVM (the toolkit's), nvFatbin, nvJPEG and cuFile (CUDA 12.4's, from the releases cache: the toolkit
+# here has none of them) on their real files (tests/test_real_toolkit.c).
 .PHONY: test-real-toolkit
 test-real-toolkit: $(TEST_BUILD)/test_real_toolkit fetch-release-libs
 	CUBIND_NVFATBIN_PATH=$(RELEASES_CACHE)/12.4/lib/libnvfatbin.so.12 \
 	CUBIND_NVJPEG_PATH=$(RELEASES_CACHE)/12.4/lib/libnvjpeg.so.12 \
+	CUBIND_CUFILE_PATH=$(RELEASES_CACHE)/12.4/lib/libcufile.so.0 CUFILE_LOGFILE_PATH=$(abspath $(TEST_BUILD))/cufile.log \
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan-cuda.supp) $(RESULTS) run test_real_toolkit cmocka -- \
 	    $(TEST_BUILD)/test_real_toolkit
 
@@ -586,11 +588,14 @@ gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examp
 # tests/gpu/toolkit.sh: NVVM, nvFatbin and nvJPEG through cubind on the GPU (tests/gpu/toolkit.c), the
 # JPEG it decodes and libjpeg's decode of it (tests/gpu/jpeg_fixture.c, run here: the GPU machine has
 # no libjpeg), and CUDA 12.4's nvFatbin, nvJPEG and cuFile, whose headers cubind read, to travel with
-# them; cuFile's version and driver open asked directly (tests/gpu/cufile.c).
+# them; cuFile's version and driver open asked directly (tests/gpu/cufile.c) and through cubind
+# (tests/gpu/cufile_cubind.c).
 .PHONY: gpu-toolkit
 gpu-toolkit: $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES) fetch-release-libs
 	@mkdir -p $(TEST_BUILD)/gpu/toolkit-12.4
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tests/gpu/toolkit.c -o $(TEST_BUILD)/gpu/toolkit \
+	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tests/gpu/cufile_cubind.c -o $(TEST_BUILD)/gpu/cufile-cubind \
 	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
 	$(CC) $(ALL_CFLAGS) tests/gpu/jpeg_fixture.c -o $(TEST_BUILD)/gpu/jpeg_fixture -ljpeg
 	$(TEST_BUILD)/gpu/jpeg_fixture $(TEST_BUILD)/gpu/toolkit.jpg $(TEST_BUILD)/gpu/toolkit.rgb

@@ -6,8 +6,12 @@
  *     make generate
  */
 
-/* the C library's, opaque */
+/* the C library's (structures opaque) */
 typedef struct _IO_FILE FILE;
+typedef long ssize_t;
+typedef long off_t;
+struct sockaddr;
+struct timespec;
 
 /* cuda_fp16.h */
 struct __half;
@@ -13403,6 +13407,158 @@ enum { CUPTI_API_VERSION = 130001 };
 enum { CUPTILP64 = 1 };
 enum { ACTIVITY_RECORD_ALIGNMENT = 8 };
 
+/* cufile.h */
+enum { CUFILEOP_BASE_ERR = 5000 };
+enum { CU_FILE_RDMA_REGISTER = 1 };
+enum { CU_FILE_RDMA_RELAXED_ORDERING = 2 };
+enum { CU_FILE_STREAM_FIXED_BUF_OFFSET = 1 };
+enum { CU_FILE_STREAM_FIXED_FILE_OFFSET = 2 };
+enum { CU_FILE_STREAM_FIXED_FILE_SIZE = 4 };
+enum { CU_FILE_STREAM_PAGE_ALIGNED_INPUTS = 8 };
+enum CUfileOpError {
+    CU_FILE_SUCCESS = 0,
+    CU_FILE_DRIVER_NOT_INITIALIZED = 5001,
+    CU_FILE_DRIVER_INVALID_PROPS = 5002,
+    CU_FILE_DRIVER_UNSUPPORTED_LIMIT = 5003,
+    CU_FILE_DRIVER_VERSION_MISMATCH = 5004,
+    CU_FILE_DRIVER_VERSION_READ_ERROR = 5005,
+    CU_FILE_DRIVER_CLOSING = 5006,
+    CU_FILE_PLATFORM_NOT_SUPPORTED = 5007,
+    CU_FILE_IO_NOT_SUPPORTED = 5008,
+    CU_FILE_DEVICE_NOT_SUPPORTED = 5009,
+    CU_FILE_NVFS_DRIVER_ERROR = 5010,
+    CU_FILE_CUDA_DRIVER_ERROR = 5011,
+    CU_FILE_CUDA_POINTER_INVALID = 5012,
+    CU_FILE_CUDA_MEMORY_TYPE_INVALID = 5013,
+    CU_FILE_CUDA_POINTER_RANGE_ERROR = 5014,
+    CU_FILE_CUDA_CONTEXT_MISMATCH = 5015,
+    CU_FILE_INVALID_MAPPING_SIZE = 5016,
+    CU_FILE_INVALID_MAPPING_RANGE = 5017,
+    CU_FILE_INVALID_FILE_TYPE = 5018,
+    CU_FILE_INVALID_FILE_OPEN_FLAG = 5019,
+    CU_FILE_DIO_NOT_SET = 5020,
+    CU_FILE_INVALID_VALUE = 5022,
+    CU_FILE_MEMORY_ALREADY_REGISTERED = 5023,
+    CU_FILE_MEMORY_NOT_REGISTERED = 5024,
+    CU_FILE_PERMISSION_DENIED = 5025,
+    CU_FILE_DRIVER_ALREADY_OPEN = 5026,
+    CU_FILE_HANDLE_NOT_REGISTERED = 5027,
+    CU_FILE_HANDLE_ALREADY_REGISTERED = 5028,
+    CU_FILE_DEVICE_NOT_FOUND = 5029,
+    CU_FILE_INTERNAL_ERROR = 5030,
+    CU_FILE_GETNEWFD_FAILED = 5031,
+    CU_FILE_NVFS_SETUP_ERROR = 5033,
+    CU_FILE_IO_DISABLED = 5034,
+    CU_FILE_BATCH_SUBMIT_FAILED = 5035,
+    CU_FILE_GPU_MEMORY_PINNING_FAILED = 5036,
+    CU_FILE_BATCH_FULL = 5037,
+    CU_FILE_ASYNC_NOT_SUPPORTED = 5038,
+    CU_FILE_IO_MAX_ERROR = 5039
+};
+typedef enum CUfileOpError CUfileOpError;
+struct CUfileError {
+    CUfileOpError err;
+    CUresult cu_err;
+};
+typedef struct CUfileError CUfileError_t;
+enum CUfileDriverStatusFlags {
+    CU_FILE_LUSTRE_SUPPORTED = 0,
+    CU_FILE_WEKAFS_SUPPORTED = 1,
+    CU_FILE_NFS_SUPPORTED = 2,
+    CU_FILE_GPFS_SUPPORTED = 3,
+    CU_FILE_NVME_SUPPORTED = 4,
+    CU_FILE_NVMEOF_SUPPORTED = 5,
+    CU_FILE_SCSI_SUPPORTED = 6,
+    CU_FILE_SCALEFLUX_CSD_SUPPORTED = 7,
+    CU_FILE_NVMESH_SUPPORTED = 8,
+    CU_FILE_BEEGFS_SUPPORTED = 9
+};
+typedef enum CUfileDriverStatusFlags CUfileDriverStatusFlags_t;
+enum CUfileDriverControlFlags {
+    CU_FILE_USE_POLL_MODE = 0,
+    CU_FILE_ALLOW_COMPAT_MODE = 1
+};
+typedef enum CUfileDriverControlFlags CUfileDriverControlFlags_t;
+enum CUfileFeatureFlags {
+    CU_FILE_DYN_ROUTING_SUPPORTED = 0,
+    CU_FILE_BATCH_IO_SUPPORTED = 1,
+    CU_FILE_STREAMS_SUPPORTED = 2,
+    CU_FILE_PARALLEL_IO_SUPPORTED = 3
+};
+typedef enum CUfileFeatureFlags CUfileFeatureFlags_t;
+struct CUfileDrvProps {
+    struct { unsigned int major_version; unsigned int minor_version; size_t poll_thresh_size; size_t max_direct_io_size; unsigned int dstatusflags; unsigned int dcontrolflags; } nvfs;
+    unsigned int fflags;
+    unsigned int max_device_cache_size;
+    unsigned int per_buffer_cache_size;
+    unsigned int max_device_pinned_mem_size;
+    unsigned int max_batch_io_size;
+    unsigned int max_batch_io_timeout_msecs;
+};
+typedef struct CUfileDrvProps CUfileDrvProps_t;
+typedef struct sockaddr sockaddr_t;
+struct cufileRDMAInfo {
+    int version;
+    int desc_len;
+    const char *desc_str;
+};
+typedef struct cufileRDMAInfo cufileRDMAInfo_t;
+typedef int64_t cubind_loff_t;
+struct CUfileFSOps {
+    const char *(*fs_type)(void *);
+    int (*getRDMADeviceList)(void *, sockaddr_t **);
+    int (*getRDMADevicePriority)(void *, char *, size_t, cubind_loff_t, sockaddr_t *);
+    ssize_t (*read)(void *, char *, size_t, cubind_loff_t, cufileRDMAInfo_t *);
+    ssize_t (*write)(void *, const char *, size_t, cubind_loff_t, cufileRDMAInfo_t *);
+};
+typedef struct CUfileFSOps CUfileFSOps_t;
+enum CUfileFileHandleType {
+    CU_FILE_HANDLE_TYPE_OPAQUE_FD = 1,
+    CU_FILE_HANDLE_TYPE_OPAQUE_WIN32 = 2,
+    CU_FILE_HANDLE_TYPE_USERSPACE_FS = 3
+};
+struct CUfileDescr_t {
+    enum CUfileFileHandleType type;
+    union { int fd; void *handle; } handle;
+    const CUfileFSOps_t *fs_ops;
+};
+typedef struct CUfileDescr_t CUfileDescr_t;
+typedef void *CUfileHandle_t;
+enum CUfileOpcode {
+    CUFILE_READ = 0,
+    CUFILE_WRITE = 1
+};
+typedef enum CUfileOpcode CUfileOpcode_t;
+enum CUFILEStatus_enum {
+    CUFILE_WAITING = 1,
+    CUFILE_PENDING = 2,
+    CUFILE_INVALID = 4,
+    CUFILE_CANCELED = 8,
+    CUFILE_COMPLETE = 16,
+    CUFILE_TIMEOUT = 32,
+    CUFILE_FAILED = 64
+};
+typedef enum CUFILEStatus_enum CUfileStatus_t;
+enum cufileBatchMode {
+    CUFILE_BATCH = 1
+};
+typedef enum cufileBatchMode CUfileBatchMode_t;
+struct CUfileIOParams {
+    CUfileBatchMode_t mode;
+    union { struct { void *devPtr_base; off_t file_offset; off_t devPtr_offset; size_t size; } batch; } u;
+    CUfileHandle_t fh;
+    CUfileOpcode_t opcode;
+    void *cookie;
+};
+typedef struct CUfileIOParams CUfileIOParams_t;
+struct CUfileIOEvents {
+    void *cookie;
+    CUfileStatus_t status;
+    size_t ret;
+};
+typedef struct CUfileIOEvents CUfileIOEvents_t;
+typedef void *CUfileBatchHandle_t;
+
 
 /* cubind: libraries, error record, loader (cubind/cubind.h) */
 enum { CUBIND_ERROR_MESSAGE_MAX = 4096 };
@@ -13431,7 +13587,8 @@ enum cubind_library {
     CUBIND_LIB_NVFATBIN = 15,
     CUBIND_LIB_NVJPEG = 16,
     CUBIND_LIB_CUPTI = 17,
-    CUBIND_LIBRARY_COUNT = 18
+    CUBIND_LIB_CUFILE = 18,
+    CUBIND_LIBRARY_COUNT = 19
 };
 typedef enum cubind_library cubind_library;
 enum cubind_error_kind {
@@ -17108,3 +17265,30 @@ CUptiResult cubind_cupti_sass_metrics_disable(CUpti_SassMetricsDisable_Params *p
 CUptiResult cubind_cupti_sass_metrics_get_data_properties(CUpti_SassMetricsGetDataProperties_Params *pParams);
 CUptiResult cubind_cupti_sass_metrics_flush_data(CUpti_SassMetricsFlushData_Params *pParams);
 CUptiResult cubind_cupti_device_get_chip_name(CUpti_Device_GetChipName_Params *pParams);
+
+/* cufile: 25 wrappers */
+CUfileError_t cubind_cufile_handle_register(CUfileHandle_t *fh, CUfileDescr_t *descr);
+void cubind_cufile_handle_deregister(CUfileHandle_t fh);
+CUfileError_t cubind_cufile_buf_register(const void *bufPtr_base, size_t length, int flags);
+CUfileError_t cubind_cufile_buf_deregister(const void *bufPtr_base);
+ssize_t cubind_cufile_read(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset);
+ssize_t cubind_cufile_write(CUfileHandle_t fh, const void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset);
+CUfileError_t cubind_cufile_driver_open(void);
+CUfileError_t cubind_cufile_driver_close(void);
+CUfileError_t cubind_cufile_driver_close_v2(void);
+long cubind_cufile_use_count(void);
+CUfileError_t cubind_cufile_driver_get_properties(CUfileDrvProps_t *props);
+CUfileError_t cubind_cufile_driver_set_poll_mode(bool poll, size_t poll_threshold_size);
+CUfileError_t cubind_cufile_driver_set_max_direct_io_size(size_t max_direct_io_size);
+CUfileError_t cubind_cufile_driver_set_max_cache_size(size_t max_cache_size);
+CUfileError_t cubind_cufile_driver_set_max_pinned_mem_size(size_t max_pinned_size);
+CUfileError_t cubind_cufile_batch_io_set_up(CUfileBatchHandle_t *batch_idp, unsigned int nr);
+CUfileError_t cubind_cufile_batch_io_submit(CUfileBatchHandle_t batch_idp, unsigned int nr, CUfileIOParams_t *iocbp, unsigned int flags);
+CUfileError_t cubind_cufile_batch_io_get_status(CUfileBatchHandle_t batch_idp, unsigned int min_nr, unsigned int *nr, CUfileIOEvents_t *iocbp, struct timespec *timeout);
+CUfileError_t cubind_cufile_batch_io_cancel(CUfileBatchHandle_t batch_idp);
+void cubind_cufile_batch_io_destroy(CUfileBatchHandle_t batch_idp);
+CUfileError_t cubind_cufile_read_async(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_read_p, CUstream stream);
+CUfileError_t cubind_cufile_write_async(CUfileHandle_t fh, void *bufPtr_base, size_t *size_p, off_t *file_offset_p, off_t *bufPtr_offset_p, ssize_t *bytes_written_p, CUstream stream);
+CUfileError_t cubind_cufile_stream_register(CUstream stream, unsigned int flags);
+CUfileError_t cubind_cufile_stream_deregister(CUstream stream);
+CUfileError_t cubind_cufile_get_version(int *version);

@@ -329,6 +329,24 @@ static int cupti_version(cubind__fnptr symbol, int version[3], int *status)
     return 0;
 }
 
+/* libcufile: cuFileGetVersion, kind "encoded": part i = value % encoding[i-1] / encoding[i], encoding 1000, 10 */
+static int cufile_version(cubind__fnptr symbol, int version[3], int *status)
+{
+    typedef CUfileError_t (*query_fn)(int *version);
+    query_fn query = (query_fn)symbol;
+    int raw = 0;
+    long long value;
+    CUfileError_t result = query(&raw);
+    if ((result).err != CU_FILE_SUCCESS) {
+        *status = (int)(result).err;
+        return -1;
+    }
+    value = (long long)raw;
+    version[0] = (int)(value / 1000LL);
+    version[1] = (int)(value % 1000LL / 10LL);
+    return 0;
+}
+
 int cubind__version_query(cubind_library library, void *handle, cubind__fnptr query, int version[3], int *status,
                           cubind__fnptr *held_fini)
 {
@@ -370,6 +388,8 @@ int cubind__version_query(cubind_library library, void *handle, cubind__fnptr qu
         return nvjpeg_version(query, version, status);
     case CUBIND_LIB_CUPTI:
         return cupti_version(query, version, status);
+    case CUBIND_LIB_CUFILE:
+        return cufile_version(query, version, status);
     default:
         return -1;
     }
@@ -447,6 +467,10 @@ extern const struct cubind__cupti_symbols cubind__cupti_symbols;
 extern cubind__slot cubind__cupti_slots[];
 extern cubind__offset cubind__cupti_offsets[];
 
+extern const struct cubind__cufile_symbols cubind__cufile_symbols;
+extern cubind__slot cubind__cufile_slots[];
+extern cubind__offset cubind__cufile_offsets[];
+
 /* A switch, not an array of pointers: nothing to relocate at start-up. Each table starts with
  * its header (cubind__symbol_table). */
 const cubind__symbol_table *cubind__symbols(cubind_library library)
@@ -488,6 +512,8 @@ const cubind__symbol_table *cubind__symbols(cubind_library library)
         return (const cubind__symbol_table *)&cubind__nvjpeg_symbols;
     case CUBIND_LIB_CUPTI:
         return (const cubind__symbol_table *)&cubind__cupti_symbols;
+    case CUBIND_LIB_CUFILE:
+        return (const cubind__symbol_table *)&cubind__cufile_symbols;
     default:
         return NULL;
     }
@@ -590,10 +616,49 @@ CUBIND_COLD int cubind_status_error(cubind_library library, unsigned index, int 
             return cubind__status_error_informational((const cubind__symbol_table *)&cubind__cupti_symbols, index,
                                         status);
         break;
+    case CUBIND_LIB_CUFILE:
+        if (index < 25)
+            return cubind__status_error((const cubind__symbol_table *)&cubind__cufile_symbols, index,
+                                        status);
+        break;
     default:
         break;
     }
     return cubind__status_error_refused(library, index, status);
+}
+
+/* The same for a library whose status is a record (cuFile's CUfileError_t), with its second member. */
+CUBIND_COLD int cubind_status_error_detail(cubind_library library, unsigned index, int status, int detail)
+{
+    switch (library) {
+    case CUBIND_LIB_CUFILE:
+        if (index < 25)
+            return cubind__status_error_detail((const cubind__symbol_table *)&cubind__cufile_symbols, index,
+                                               status, &detail);
+        break;
+    default:
+        break;
+    }
+    (void)detail; /* a library whose status is no record has none */
+    return cubind_status_error(library, index, status);
+}
+
+/* The second member of a status record (status_detail in generator/libraries.toml): loader/internal.h. */
+int cubind__status_detail(cubind_library library, int status, const char **member, cubind_library *names)
+{
+    switch (library) {
+    case CUBIND_LIB_CUFILE:
+        if (status != 5011) /* CU_FILE_CUDA_DRIVER_ERROR */
+            return 0;
+        *member = "cu_err";
+        *names = CUBIND_LIB_DRIVER;
+        return 1;
+    default:
+        (void)status;
+        (void)member;
+        (void)names;
+        return 0;
+    }
 }
 
 extern const struct cubind__cublas_releases cubind__cublas_releases;
@@ -632,6 +697,8 @@ extern const struct cubind__nvjpeg_releases cubind__nvjpeg_releases;
 cubind__fnptr cubind__nvjpeg_adapter(unsigned index, cubind__slot **target);
 extern const struct cubind__cupti_releases cubind__cupti_releases;
 cubind__fnptr cubind__cupti_adapter(unsigned index, cubind__slot **target);
+extern const struct cubind__cufile_releases cubind__cufile_releases;
+cubind__fnptr cubind__cufile_adapter(unsigned index, cubind__slot **target);
 
 const cubind__release_table *cubind__release_table_of(cubind_library library)
 {
@@ -672,6 +739,8 @@ const cubind__release_table *cubind__release_table_of(cubind_library library)
         return (const cubind__release_table *)&cubind__nvjpeg_releases;
     case CUBIND_LIB_CUPTI:
         return (const cubind__release_table *)&cubind__cupti_releases;
+    case CUBIND_LIB_CUFILE:
+        return (const cubind__release_table *)&cubind__cufile_releases;
     default:
         return NULL;
     }
@@ -716,6 +785,8 @@ cubind__fnptr cubind__adapter(cubind_library library, unsigned index, cubind__sl
         return cubind__nvjpeg_adapter(index, target);
     case CUBIND_LIB_CUPTI:
         return cubind__cupti_adapter(index, target);
+    case CUBIND_LIB_CUFILE:
+        return cubind__cufile_adapter(index, target);
     default:
         *target = NULL;
         return NULL;
@@ -761,6 +832,8 @@ cubind__slot *cubind__slots(cubind_library library)
         return cubind__nvjpeg_slots;
     case CUBIND_LIB_CUPTI:
         return cubind__cupti_slots;
+    case CUBIND_LIB_CUFILE:
+        return cubind__cufile_slots;
     default:
         return NULL;
     }
@@ -805,6 +878,8 @@ cubind__offset *cubind__offsets(cubind_library library)
         return cubind__nvjpeg_offsets;
     case CUBIND_LIB_CUPTI:
         return cubind__cupti_offsets;
+    case CUBIND_LIB_CUFILE:
+        return cubind__cufile_offsets;
     default:
         return NULL;
     }
@@ -885,6 +960,10 @@ _Static_assert(sizeof "cupti" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUPTI_PATH"
                sizeof "cuptiGetVersion" <= CUBIND__QUERY_NAME_SIZE &&
                1 <= CUBIND__ROOT_DIRS_MAX && sizeof "extras/CUPTI/lib64" <= CUBIND__ROOT_DIR_SIZE,
                "libcupti: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
+_Static_assert(sizeof "cufile" <= CUBIND__NAME_SIZE && sizeof "CUBIND_CUFILE_PATH" <= CUBIND__ENV_VAR_SIZE &&
+               1 <= CUBIND__SONAMES_MAX && sizeof "libcufile.so.0" <= CUBIND__SONAME_SIZE &&
+               sizeof "cuFileGetVersion" <= CUBIND__QUERY_NAME_SIZE,
+               "libcufile: its description exceeds a capacity of cubind__library_desc (loader/internal.h)");
 
 _Static_assert(CUBIND_LIBRARY_COUNT <= 64, "cubind__library_desc.coupled holds a bit per library");
 
@@ -1187,6 +1266,22 @@ const cubind__library_desc cubind__libraries[CUBIND_LIBRARY_COUNT] = {
         .status_missing_symbol = CUPTI_ERROR_API_NOT_IMPLEMENTED,
         .root_dirs = {"extras/CUPTI/lib64"},
         .root_dir_count = 1,
+    },
+    {
+        .library = CUBIND_LIB_CUFILE,
+        .name = "cufile",
+        .file = "libcufile",
+        .env_var = "CUBIND_CUFILE_PATH",
+        .sonames = {"libcufile.so.0"},
+        .soname_count = 1,
+        .version_query_name = "cuFileGetVersion",
+        .coupled = 0,
+        .serves_every_release = 0,
+        .soname_versioned = 0,
+        .abi_version = 13000,
+        .status_success = CU_FILE_SUCCESS,
+        .status_missing_library = CU_FILE_DRIVER_NOT_INITIALIZED,
+        .status_missing_symbol = CU_FILE_INTERNAL_ERROR,
     },
 };
 

@@ -43,11 +43,8 @@ _Static_assert(3 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX &&
                "libnvjpeg: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
 _Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cuda_cupti/lib" <= CUBIND__WHEEL_DIR_SIZE,
                "libcupti: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
-_Static_assert(sizeof "cufile" <= CUBIND__LOCATE_NAME_SIZE && 1 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcufile.so.0" <= CUBIND__LOCATE_SONAME_SIZE &&
-               2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cufile/lib" <= CUBIND__WHEEL_DIR_SIZE &&
-               0 <= CUBIND__ROOT_DIRS_MAX &&
-               0 <= CUBIND__CUDA_MAP_MAX,
-               "cufile: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
+_Static_assert(1 <= CUBIND__LOCATE_SONAMES_MAX && 2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cufile/lib" <= CUBIND__WHEEL_DIR_SIZE,
+               "libcufile: its location exceeds a capacity of cubind__locatable (loader/internal.h)");
 _Static_assert(sizeof "cufftw" <= CUBIND__LOCATE_NAME_SIZE && 3 <= CUBIND__LOCATE_SONAMES_MAX && sizeof "libcufftw.so.12" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libcufftw.so.11" <= CUBIND__LOCATE_SONAME_SIZE && sizeof "libcufftw.so.10" <= CUBIND__LOCATE_SONAME_SIZE &&
                2 <= CUBIND__WHEEL_DIRS_MAX && sizeof "nvidia/cu13/lib" <= CUBIND__WHEEL_DIR_SIZE && sizeof "nvidia/cufft/lib" <= CUBIND__WHEEL_DIR_SIZE &&
                0 <= CUBIND__ROOT_DIRS_MAX &&
@@ -412,12 +409,15 @@ const cubind__locatable cubind__locatables[] = {
     {
         .name = "cufile",
         .stem = "libcufile",
-        .library = -1,
+        .library = CUBIND_LIB_CUFILE,
         .sonames = {"libcufile.so.0"},
         .soname_count = 1,
         .wheel_dirs = {"nvidia/cu13/lib", "nvidia/cufile/lib"},
         .wheel_dir_count = 2,
-        .version_kind = CUBIND__VERSION_FILE_NAME,
+        .version_kind = CUBIND__VERSION_ENCODED,
+        .version_function = "cuFileGetVersion",
+        .encoding = {1000, 10},
+        .encoding_count = 2,
     },
     {
         .name = "cufftw",

@@ -1774,6 +1774,125 @@ const char *cubind__status_name_length(cubind_library library, int status, size_
         default:
             return NULL;
         }
+    case CUBIND_LIB_CUFILE:
+        switch (status) {
+        case 0:
+            *length = 15;
+            return "CU_FILE_SUCCESS";
+        case 5001:
+            *length = 30;
+            return "CU_FILE_DRIVER_NOT_INITIALIZED";
+        case 5002:
+            *length = 28;
+            return "CU_FILE_DRIVER_INVALID_PROPS";
+        case 5003:
+            *length = 32;
+            return "CU_FILE_DRIVER_UNSUPPORTED_LIMIT";
+        case 5004:
+            *length = 31;
+            return "CU_FILE_DRIVER_VERSION_MISMATCH";
+        case 5005:
+            *length = 33;
+            return "CU_FILE_DRIVER_VERSION_READ_ERROR";
+        case 5006:
+            *length = 22;
+            return "CU_FILE_DRIVER_CLOSING";
+        case 5007:
+            *length = 30;
+            return "CU_FILE_PLATFORM_NOT_SUPPORTED";
+        case 5008:
+            *length = 24;
+            return "CU_FILE_IO_NOT_SUPPORTED";
+        case 5009:
+            *length = 28;
+            return "CU_FILE_DEVICE_NOT_SUPPORTED";
+        case 5010:
+            *length = 25;
+            return "CU_FILE_NVFS_DRIVER_ERROR";
+        case 5011:
+            *length = 25;
+            return "CU_FILE_CUDA_DRIVER_ERROR";
+        case 5012:
+            *length = 28;
+            return "CU_FILE_CUDA_POINTER_INVALID";
+        case 5013:
+            *length = 32;
+            return "CU_FILE_CUDA_MEMORY_TYPE_INVALID";
+        case 5014:
+            *length = 32;
+            return "CU_FILE_CUDA_POINTER_RANGE_ERROR";
+        case 5015:
+            *length = 29;
+            return "CU_FILE_CUDA_CONTEXT_MISMATCH";
+        case 5016:
+            *length = 28;
+            return "CU_FILE_INVALID_MAPPING_SIZE";
+        case 5017:
+            *length = 29;
+            return "CU_FILE_INVALID_MAPPING_RANGE";
+        case 5018:
+            *length = 25;
+            return "CU_FILE_INVALID_FILE_TYPE";
+        case 5019:
+            *length = 30;
+            return "CU_FILE_INVALID_FILE_OPEN_FLAG";
+        case 5020:
+            *length = 19;
+            return "CU_FILE_DIO_NOT_SET";
+        case 5022:
+            *length = 21;
+            return "CU_FILE_INVALID_VALUE";
+        case 5023:
+            *length = 33;
+            return "CU_FILE_MEMORY_ALREADY_REGISTERED";
+        case 5024:
+            *length = 29;
+            return "CU_FILE_MEMORY_NOT_REGISTERED";
+        case 5025:
+            *length = 25;
+            return "CU_FILE_PERMISSION_DENIED";
+        case 5026:
+            *length = 27;
+            return "CU_FILE_DRIVER_ALREADY_OPEN";
+        case 5027:
+            *length = 29;
+            return "CU_FILE_HANDLE_NOT_REGISTERED";
+        case 5028:
+            *length = 33;
+            return "CU_FILE_HANDLE_ALREADY_REGISTERED";
+        case 5029:
+            *length = 24;
+            return "CU_FILE_DEVICE_NOT_FOUND";
+        case 5030:
+            *length = 22;
+            return "CU_FILE_INTERNAL_ERROR";
+        case 5031:
+            *length = 23;
+            return "CU_FILE_GETNEWFD_FAILED";
+        case 5033:
+            *length = 24;
+            return "CU_FILE_NVFS_SETUP_ERROR";
+        case 5034:
+            *length = 19;
+            return "CU_FILE_IO_DISABLED";
+        case 5035:
+            *length = 27;
+            return "CU_FILE_BATCH_SUBMIT_FAILED";
+        case 5036:
+            *length = 33;
+            return "CU_FILE_GPU_MEMORY_PINNING_FAILED";
+        case 5037:
+            *length = 18;
+            return "CU_FILE_BATCH_FULL";
+        case 5038:
+            *length = 27;
+            return "CU_FILE_ASYNC_NOT_SUPPORTED";
+        case 5039:
+            *length = 20;
+            return "CU_FILE_IO_MAX_ERROR";
+        default:
+            return NULL;
+        }
     case CUBIND_LIB_NONE:
     case CUBIND_LIBRARY_COUNT:
         break;
@@ -1877,6 +1996,13 @@ int cubind__status_no_gpu(cubind_library library, int status)
         /* CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: the driver restricts the GPU performance counters to administrators */
         /* CUPTI_ERROR_UNKNOWN: CUPTI 13.0's answer without a driver (cuptiActivityEnable, cuptiSubscribe) */
         return status == 15 || status == 35 || status == 999;
+    case CUBIND_LIB_CUFILE:
+        /* CU_FILE_DRIVER_NOT_INITIALIZED: the nvidia-fs driver is not loaded (GPUDirect Storage needs it, or allow_compat_mode in cufile.json) */
+        /* CU_FILE_PLATFORM_NOT_SUPPORTED: GPUDirect Storage is not supported on this platform */
+        /* CU_FILE_CUDA_DRIVER_ERROR: a call of the CUDA driver failed */
+        /* CU_FILE_DEVICE_NOT_FOUND: no GPU device found */
+        /* CU_FILE_NVFS_SETUP_ERROR: cuFile could not initialize (cuFileDriverOpen's answer without libcuda.so.1) */
+        return status == 5001 || status == 5007 || status == 5011 || status == 5029 || status == 5033;
     default:
         return 0;
     }

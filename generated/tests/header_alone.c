@@ -95,6 +95,10 @@
 #include "cubind/cupti.h"
 #define CUBIND_TEST_LIBRARY CUBIND_LIB_CUPTI
 #define CUBIND_TEST_WRAPPER cubind_cupti_get_result_string
+#elif defined(CUBIND_TEST_MODULE_cufile)
+#include "cubind/cufile.h"
+#define CUBIND_TEST_LIBRARY CUBIND_LIB_CUFILE
+#define CUBIND_TEST_WRAPPER cubind_cufile_handle_register
 #elif defined(CUBIND_TEST_EVERYTHING)
 #include "cubind/cubind.h"
 #define CUBIND_TEST_LIBRARY CUBIND_LIB_CUBLAS
@@ -2262,6 +2266,20 @@ static void use_constants(void)
     (void)(cudaTextureType1DLayered);
     (void)(cudaTextureType2DLayered);
     (void)(cudaTextureTypeCubemapLayered);
+}
+#define CUBIND_TEST_USE_CONSTANTS() use_constants()
+#endif
+#if defined(CUBIND_TEST_MODULE_cufile)
+/* Every constant NVIDIA's headers of the module give (7), by its NVIDIA name. */
+static void use_constants(void)
+{
+    (void)(CUFILEOP_BASE_ERR);
+    (void)(CU_FILE_RDMA_REGISTER);
+    (void)(CU_FILE_RDMA_RELAXED_ORDERING);
+    (void)(CU_FILE_STREAM_FIXED_BUF_OFFSET);
+    (void)(CU_FILE_STREAM_FIXED_FILE_OFFSET);
+    (void)(CU_FILE_STREAM_FIXED_FILE_SIZE);
+    (void)(CU_FILE_STREAM_PAGE_ALIGNED_INPUTS);
 }
 #define CUBIND_TEST_USE_CONSTANTS() use_constants()
 #endif

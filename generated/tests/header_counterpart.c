@@ -121,6 +121,10 @@
 #include <cupti_target.h>
 #elif defined(CUBIND_TEST_MODULE_cupti)
 #include "cubind/cupti.h"
+#elif defined(CUBIND_TEST_MODULE_cufile) && defined(CUBIND_TEST_NVIDIA)
+#include <cufile.h>
+#elif defined(CUBIND_TEST_MODULE_cufile)
+#include "cubind/cufile.h"
 #else
 #error "define CUBIND_TEST_MODULE_<module>"
 #endif

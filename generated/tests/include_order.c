@@ -42,6 +42,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
+#include <cufile.h>
 #endif
 
 /* Each library's wrapper, NVIDIA's type and NVIDIA's function, side by side. */
@@ -81,6 +82,8 @@ int main(void)
     (void)&nvjpegGetProperty;
     (void)&cubind_cupti_get_result_string;
     (void)&cuptiGetResultString;
+    (void)&cubind_cufile_handle_register;
+    (void)&cuFileHandleRegister;
     /* NVIDIA's inline helpers and C++ overloads, repeated on cubind's wrappers */
 #if defined(__cplusplus)
     {

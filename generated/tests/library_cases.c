@@ -390,6 +390,27 @@ static const char *const cupti_informational_names[] = { "CUPTI_ERROR_MAX_LIMIT_
 static const int cupti_no_gpu[] = { CUPTI_ERROR_NOT_INITIALIZED, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, CUPTI_ERROR_UNKNOWN };
 static const char *const cupti_no_gpu_names[] = { "CUPTI_ERROR_NOT_INITIALIZED", "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", "CUPTI_ERROR_UNKNOWN" };
 
+/* libcufile */
+static const char *const cufile_sonames[] = { "libcufile.so.0" };
+
+static int cufile_first_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)(cubind_cufile_handle_register((CUfileHandle_t *)(void *)scratch, (CUfileDescr_t *)(void *)scratch)).err;
+}
+
+static int cufile_missing_call(void)
+{
+    long long scratch[64] = {0}; /* out-parameters land here */
+    (void)scratch;
+    return (int)(cubind_cufile_buf_deregister((const void *)(void *)scratch)).err;
+}
+
+/* The statuses of libcufile that can mean "no usable GPU" (generator/libraries.toml `no_gpu`). */
+static const int cufile_no_gpu[] = { CU_FILE_DRIVER_NOT_INITIALIZED, CU_FILE_PLATFORM_NOT_SUPPORTED, CU_FILE_CUDA_DRIVER_ERROR, CU_FILE_DEVICE_NOT_FOUND, CU_FILE_NVFS_SETUP_ERROR };
+static const char *const cufile_no_gpu_names[] = { "CU_FILE_DRIVER_NOT_INITIALIZED", "CU_FILE_PLATFORM_NOT_SUPPORTED", "CU_FILE_CUDA_DRIVER_ERROR", "CU_FILE_DEVICE_NOT_FOUND", "CU_FILE_NVFS_SETUP_ERROR" };
+
 const struct cubind_test_library cubind_test_libraries[] = {
     {
         CUBIND_LIB_CUBLAS, "cublas", "CUBIND_CUBLAS_PATH", cublas_sonames, 3,
@@ -679,6 +700,22 @@ NULL,
         CUPTI_ERROR_INVALID_PARAMETER, "CUPTI_ERROR_INVALID_PARAMETER",
         "libcupti.so.13",
     },
+    {
+        CUBIND_LIB_CUFILE, "cufile", "CUBIND_CUFILE_PATH", cufile_sonames, 1,
+        CU_FILE_DRIVER_NOT_INITIALIZED, "CU_FILE_DRIVER_NOT_INITIALIZED",
+        CU_FILE_INTERNAL_ERROR, "CU_FILE_INTERNAL_ERROR",
+        "encoded", 2, 1,
+        cufile_first_call, "cuFileHandleRegister",
+        cufile_missing_call, "cuFileBufDeregister", "cuFileBufDeregister",
+        "12.4", 0, 0,
+        NULL, NULL, 0,
+        CU_FILE_DRIVER_NOT_INITIALIZED, "CU_FILE_DRIVER_NOT_INITIALIZED",
+        0,
+"nvidia/cu13/lib",
+        cufile_no_gpu, cufile_no_gpu_names, 5,
+        CU_FILE_DRIVER_INVALID_PROPS, "CU_FILE_DRIVER_INVALID_PROPS",
+        "libcufile.so.0",
+    },
 };
 
-const size_t cubind_test_library_count = 18;
+const size_t cubind_test_library_count = 19;

@@ -44,5 +44,6 @@
 #include <cupti_range_profiler.h>
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
+#include <cufile.h>
 
 #endif /* CUBIND_TEST_NVIDIA_HEADERS_H */

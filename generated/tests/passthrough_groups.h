@@ -65,6 +65,9 @@ size_t cubind_passthrough_nvjpeg_not_callable(void);
 extern const struct CMUnitTest cubind_passthrough_cupti[];
 extern const size_t cubind_passthrough_cupti_count;
 size_t cubind_passthrough_cupti_not_callable(void);
+extern const struct CMUnitTest cubind_passthrough_cufile[];
+extern const size_t cubind_passthrough_cufile_count;
+size_t cubind_passthrough_cufile_not_callable(void);
 
 /* X(library enum, library name, environment variable naming its library file) for every library. */
 #define CUBIND_PASSTHROUGH_GROUPS(X) \
@@ -85,6 +88,7 @@ size_t cubind_passthrough_cupti_not_callable(void);
     X(CUBIND_LIB_NVVM, nvvm, "CUBIND_NVVM_PATH") \
     X(CUBIND_LIB_NVFATBIN, nvfatbin, "CUBIND_NVFATBIN_PATH") \
     X(CUBIND_LIB_NVJPEG, nvjpeg, "CUBIND_NVJPEG_PATH") \
-    X(CUBIND_LIB_CUPTI, cupti, "CUBIND_CUPTI_PATH")
+    X(CUBIND_LIB_CUPTI, cupti, "CUBIND_CUPTI_PATH") \
+    X(CUBIND_LIB_CUFILE, cufile, "CUBIND_CUFILE_PATH")
 
 #endif /* CUBIND_PASSTHROUGH_GROUPS_H */

@@ -50,6 +50,19 @@ typedef void (*cubind_slot)(void);
  */
 CUBIND_API int cubind_status_error(cubind_library library, unsigned index, int status);
 
+/**
+ * cubind_status_error_detail - cubind_status_error for a library whose status is a record (cuFile's
+ * CUfileError_t { err; cu_err; }): `status` is the record's status member (err), `detail` its
+ * second member (cu_err), which the error's message names when the status is the one it tells
+ * more of (CU_FILE_CUDA_DRIVER_ERROR: the CUDA driver's CUresult).
+ * @param library the library whose function failed
+ * @param index the function's index in that library's slots (the generated inline functions pass it)
+ * @param status the status member of the record it returned
+ * @param detail the record's second member
+ * @return `status`, unchanged; for a library whose status is no record, as cubind_status_error.
+ */
+CUBIND_API int cubind_status_error_detail(cubind_library library, unsigned index, int status, int detail);
+
 #if defined(CUBIND_INLINE)
 /* Whether calls of wrappers NVIDIA deprecates take the inline form too. Not with g++ while their
  * deprecation is reported: g++ does not report a deprecated function called through a macro

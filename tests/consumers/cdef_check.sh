@@ -5,8 +5,8 @@
 # Each header is flat (no preprocessor line, attribute, __extension__, include or C++). A header
 # modules.txt does not list is loaded alone, common.h first and alone too; then common.h with each
 # module file, and common.h with every module file one after another (in the listed order and
-# reversed): each load is valid C11 (after the C library's headers that declare size_t, int64_t
-# and FILE) and accepted unchanged by LuaJIT's ffi.cdef and by cffi's cdef in one FFI state.
+# reversed): each load is valid C11 (after the C library's headers that declare size_t, int64_t,
+# FILE and bool) and accepted unchanged by LuaJIT's ffi.cdef and by cffi's cdef in one FFI state.
 set -eu
 cc=$1
 shift
@@ -28,7 +28,7 @@ load() {
     name=$1
     shift
     cat "$@" | $cc -std=c11 -Wall -Wextra -Werror -pedantic -fsyntax-only -include stddef.h -include stdint.h \
-        -include stdio.h -x c - || { echo "cdef: $name: not valid C"; exit 1; }
+        -include stdio.h -include stdbool.h -x c - || { echo "cdef: $name: not valid C"; exit 1; }
     luajit "$here/cdef_load.lua" "$@" || { echo "cdef: $name: LuaJIT's ffi.cdef refuses it"; exit 1; }
     /usr/bin/python3 "$here/cdef_load.py" "$@" || { echo "cdef: $name: cffi's cdef refuses it"; exit 1; }
 }

@@ -127,6 +127,9 @@ CASES = [
     ("cupti", "cuptiPCSamplingGetData", "cubind_cupti_pc_sampling_get_data"),
     ("cupti", "cuptiActivityEnableHWTrace", "cubind_cupti_activity_enable_hw_trace"),
     ("cupti", "cuptiGetCubinCrc", "cubind_cupti_get_cubin_crc"),
+    ("cufile", "cuFileDriverOpen", "cubind_cufile_driver_open"),
+    ("cufile", "cuFileBatchIOGetStatus", "cubind_cufile_batch_io_get_status"),
+    ("cufile", "cuFileDriverSetMaxDirectIOSize", "cubind_cufile_driver_set_max_direct_io_size"),
 ]
 
 

@@ -2,10 +2,9 @@
  * tests/gpu/cufile.c LIBCUFILE... - what cuFile (GPUDirect Storage) answers on the GPU machine: for each
  * file named (a path, or a soname the dynamic loader searches), cuFileGetVersion, cuFileDriverOpen,
  * cuFileUseCount and, when the driver opened, cuFileDriverClose_v2 (cufile.h's cuFileDriverClose).
- * A measurement for the record, not a test: cubind does not bind cuFile yet (its status is a record,
- * CUfileError_t; docs/releases.md), so the file is opened with dlopen and called as NVIDIA's cufile.h
- * (CUDA 12.4's, cuFile 1.9.1) declares it, with the status named by that header's own
- * cufileop_status_error. cuFileDriverOpen may answer that GPUDirect Storage is unavailable (no
+ * A measurement for the record, not a test: the file is opened with dlopen and called as NVIDIA's
+ * cufile.h (CUDA 12.4's, cuFile 1.9.1) declares it, with the status named by that header's own
+ * cufileop_status_error: what cubind's wrappers answer (tests/gpu/cufile_cubind.c) is compared with it. cuFileDriverOpen may answer that GPUDirect Storage is unavailable (no
  * nvidia-fs kernel module, no supported file system): printed with its name and code.
  * Exit status: the number of files that could not be opened or lack cuFileGetVersion/cuFileDriverOpen.
  */

@@ -31,12 +31,17 @@ CUBIND_ALLOW_NEWER_MAJOR=1 "$build/bin/cubind-probe" nvfatbin nvjpeg
 
 echo "--- 3. cuFile (measurement): the copies, and cuFileGetVersion / cuFileDriverOpen of CUDA 12.4's (carried)"
 echo "    and of the machine's own (libcufile.so.0 as the dynamic loader finds it), as cufile.h declares them"
-# the probe takes bound libraries only as arguments: cuFile's blocks of --all (each to the next heading)
 "$build/bin/cubind-probe" --all | sed -n '/^cufile /,/^[^ ]/p'
 "$gpu/cufile" "$gpu/toolkit-12.4/libcufile.so.0"
 echo "cuFile 12.4 (carried): exit status $?"
 "$gpu/cufile" libcufile.so.0
 echo "cuFile (the machine's): exit status $?"
+echo "    the same through cubind's wrappers (tests/gpu/cufile_cubind.c): the status records, cubind's error record"
+CUBIND_CUFILE_PATH="$gpu/toolkit-12.4/libcufile.so.0" "$gpu/cufile-cubind"
+echo "cuFile 12.4 (carried) through cubind: exit status $?"
+"$build/bin/cubind-probe" cufile
+"$gpu/cufile-cubind"
+echo "cuFile (the machine's) through cubind: exit status $?"
 ls /dev/nvidia-fs* 2>/dev/null || echo "no /dev/nvidia-fs*: the nvidia-fs kernel module (GPUDirect Storage) is not loaded"
 ls /etc/cufile.json 2>/dev/null || echo "no /etc/cufile.json: cuFile's defaults"
 exit $status

@@ -25,6 +25,7 @@ static const void *last_caller;
 static struct args recorded, expected;
 static unsigned long calls;
 static int status_to_return;
+static int detail_to_return; /* a status record's second member (cuFile's cu_err): 0 unless a test sets it */
 static uintptr_t value_to_return;
 static int passthrough;
 
@@ -170,6 +171,11 @@ EXPORT int cubind_mock_status(void)
     return scripted ? scripted_status : status_to_return;
 }
 
+EXPORT int cubind_mock_detail(void)
+{
+    return detail_to_return;
+}
+
 static pthread_once_t zero_once = PTHREAD_ONCE_INIT;
 static int zero_fd = -1;
 
@@ -285,6 +291,11 @@ EXPORT const unsigned char *cubind_mock_record_received(unsigned n, size_t *size
 EXPORT void cubind_mock_set_status(int status)
 {
     status_to_return = status;
+}
+
+EXPORT void cubind_mock_set_detail(int detail)
+{
+    detail_to_return = detail;
 }
 
 EXPORT void cubind_mock_set_return(uintptr_t value)

@@ -27,6 +27,8 @@
 void cubind_mock_begin(const char *symbol, const void *caller);
 void cubind_mock_arg(const void *value, size_t size);
 int cubind_mock_status(void);
+/* The second member of a status record a mock returns (cuFile's cu_err; status_detail): what the test set, 0 by default. */
+int cubind_mock_detail(void);
 /* Zeroes an output's `size` bytes at `p` (docs/mocks.md, "Outputs") where they are writable memory;
  * NULL, a made-up address or an offset into memory the mocks "allocated" (NULL + n) is left alone
  * rather than faulting: the kernel writes the zeros (read(2) of /dev/zero) and refuses a bad address. */
@@ -58,6 +60,7 @@ void cubind_mock_set_record(unsigned n, const void *bytes, size_t size);
 /* What the mock received as its n-th record during the last call (NULL if nothing), and its size. */
 const unsigned char *cubind_mock_record_received(unsigned n, size_t *size);
 void cubind_mock_set_status(int status);
+void cubind_mock_set_detail(int detail);
 void cubind_mock_set_return(uintptr_t value);
 void cubind_mock_set_passthrough(int on);
 void cubind_mock_expect_begin(void);

@@ -35,7 +35,8 @@ typedef enum cubind_library {
     CUBIND_LIB_NVFATBIN = 15, /* libnvfatbin.so.13, libnvfatbin.so.12; CUBIND_NVFATBIN_PATH */
     CUBIND_LIB_NVJPEG = 16, /* libnvjpeg.so.13, libnvjpeg.so.12, libnvjpeg.so.11; CUBIND_NVJPEG_PATH */
     CUBIND_LIB_CUPTI = 17, /* libcupti.so.13; CUBIND_CUPTI_PATH */
-    CUBIND_LIBRARY_COUNT = 18
+    CUBIND_LIB_CUFILE = 18, /* libcufile.so.0; CUBIND_CUFILE_PATH */
+    CUBIND_LIBRARY_COUNT = 19
 } cubind_library;
 
 /* Version of the cubind generator that wrote these headers, and of the CUDA headers it read. */

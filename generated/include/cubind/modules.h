@@ -35,5 +35,6 @@
 #include "cubind/nvfatbin.h"
 #include "cubind/nvjpeg.h"
 #include "cubind/cupti.h"
+#include "cubind/cufile.h"
 
 #endif /* CUBIND_MODULES_H */

@@ -12,6 +12,20 @@ pub struct _IO_FILE {
     _unused: [u8; 0],
 }
 pub type FILE = _IO_FILE;
+pub type ssize_t = c_long;
+pub type off_t = c_long;
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct sockaddr {
+    _unused: [u8; 0],
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct timespec {
+    _unused: [u8; 0],
+}
 
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -2769,6 +2783,109 @@ pub type CUlaunchAttributeValue = CUlaunchAttributeValue_union;
 pub type CUstreamAttrID = CUlaunchAttributeID;
 pub type CUstreamAttrValue_v1 = CUlaunchAttributeValue;
 pub type CUstreamAttrValue = CUstreamAttrValue_v1;
+pub type cudaError_enum = c_uint;
+pub const CUDA_SUCCESS: CUresult = 0;
+pub const CUDA_ERROR_INVALID_VALUE: CUresult = 1;
+pub const CUDA_ERROR_OUT_OF_MEMORY: CUresult = 2;
+pub const CUDA_ERROR_NOT_INITIALIZED: CUresult = 3;
+pub const CUDA_ERROR_DEINITIALIZED: CUresult = 4;
+pub const CUDA_ERROR_PROFILER_DISABLED: CUresult = 5;
+pub const CUDA_ERROR_PROFILER_NOT_INITIALIZED: CUresult = 6;
+pub const CUDA_ERROR_PROFILER_ALREADY_STARTED: CUresult = 7;
+pub const CUDA_ERROR_PROFILER_ALREADY_STOPPED: CUresult = 8;
+pub const CUDA_ERROR_STUB_LIBRARY: CUresult = 34;
+pub const CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER: CUresult = 36;
+pub const CUDA_ERROR_DEVICE_UNAVAILABLE: CUresult = 46;
+pub const CUDA_ERROR_NO_DEVICE: CUresult = 100;
+pub const CUDA_ERROR_INVALID_DEVICE: CUresult = 101;
+pub const CUDA_ERROR_DEVICE_NOT_LICENSED: CUresult = 102;
+pub const CUDA_ERROR_INVALID_IMAGE: CUresult = 200;
+pub const CUDA_ERROR_INVALID_CONTEXT: CUresult = 201;
+pub const CUDA_ERROR_CONTEXT_ALREADY_CURRENT: CUresult = 202;
+pub const CUDA_ERROR_MAP_FAILED: CUresult = 205;
+pub const CUDA_ERROR_UNMAP_FAILED: CUresult = 206;
+pub const CUDA_ERROR_ARRAY_IS_MAPPED: CUresult = 207;
+pub const CUDA_ERROR_ALREADY_MAPPED: CUresult = 208;
+pub const CUDA_ERROR_NO_BINARY_FOR_GPU: CUresult = 209;
+pub const CUDA_ERROR_ALREADY_ACQUIRED: CUresult = 210;
+pub const CUDA_ERROR_NOT_MAPPED: CUresult = 211;
+pub const CUDA_ERROR_NOT_MAPPED_AS_ARRAY: CUresult = 212;
+pub const CUDA_ERROR_NOT_MAPPED_AS_POINTER: CUresult = 213;
+pub const CUDA_ERROR_ECC_UNCORRECTABLE: CUresult = 214;
+pub const CUDA_ERROR_UNSUPPORTED_LIMIT: CUresult = 215;
+pub const CUDA_ERROR_CONTEXT_ALREADY_IN_USE: CUresult = 216;
+pub const CUDA_ERROR_PEER_ACCESS_UNSUPPORTED: CUresult = 217;
+pub const CUDA_ERROR_INVALID_PTX: CUresult = 218;
+pub const CUDA_ERROR_INVALID_GRAPHICS_CONTEXT: CUresult = 219;
+pub const CUDA_ERROR_NVLINK_UNCORRECTABLE: CUresult = 220;
+pub const CUDA_ERROR_JIT_COMPILER_NOT_FOUND: CUresult = 221;
+pub const CUDA_ERROR_UNSUPPORTED_PTX_VERSION: CUresult = 222;
+pub const CUDA_ERROR_JIT_COMPILATION_DISABLED: CUresult = 223;
+pub const CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY: CUresult = 224;
+pub const CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC: CUresult = 225;
+pub const CUDA_ERROR_CONTAINED: CUresult = 226;
+pub const CUDA_ERROR_INVALID_SOURCE: CUresult = 300;
+pub const CUDA_ERROR_FILE_NOT_FOUND: CUresult = 301;
+pub const CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND: CUresult = 302;
+pub const CUDA_ERROR_SHARED_OBJECT_INIT_FAILED: CUresult = 303;
+pub const CUDA_ERROR_OPERATING_SYSTEM: CUresult = 304;
+pub const CUDA_ERROR_INVALID_HANDLE: CUresult = 400;
+pub const CUDA_ERROR_ILLEGAL_STATE: CUresult = 401;
+pub const CUDA_ERROR_LOSSY_QUERY: CUresult = 402;
+pub const CUDA_ERROR_NOT_FOUND: CUresult = 500;
+pub const CUDA_ERROR_NOT_READY: CUresult = 600;
+pub const CUDA_ERROR_ILLEGAL_ADDRESS: CUresult = 700;
+pub const CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: CUresult = 701;
+pub const CUDA_ERROR_LAUNCH_TIMEOUT: CUresult = 702;
+pub const CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING: CUresult = 703;
+pub const CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: CUresult = 704;
+pub const CUDA_ERROR_PEER_ACCESS_NOT_ENABLED: CUresult = 705;
+pub const CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE: CUresult = 708;
+pub const CUDA_ERROR_CONTEXT_IS_DESTROYED: CUresult = 709;
+pub const CUDA_ERROR_ASSERT: CUresult = 710;
+pub const CUDA_ERROR_TOO_MANY_PEERS: CUresult = 711;
+pub const CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: CUresult = 712;
+pub const CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED: CUresult = 713;
+pub const CUDA_ERROR_HARDWARE_STACK_ERROR: CUresult = 714;
+pub const CUDA_ERROR_ILLEGAL_INSTRUCTION: CUresult = 715;
+pub const CUDA_ERROR_MISALIGNED_ADDRESS: CUresult = 716;
+pub const CUDA_ERROR_INVALID_ADDRESS_SPACE: CUresult = 717;
+pub const CUDA_ERROR_INVALID_PC: CUresult = 718;
+pub const CUDA_ERROR_LAUNCH_FAILED: CUresult = 719;
+pub const CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE: CUresult = 720;
+pub const CUDA_ERROR_TENSOR_MEMORY_LEAK: CUresult = 721;
+pub const CUDA_ERROR_NOT_PERMITTED: CUresult = 800;
+pub const CUDA_ERROR_NOT_SUPPORTED: CUresult = 801;
+pub const CUDA_ERROR_SYSTEM_NOT_READY: CUresult = 802;
+pub const CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: CUresult = 803;
+pub const CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: CUresult = 804;
+pub const CUDA_ERROR_MPS_CONNECTION_FAILED: CUresult = 805;
+pub const CUDA_ERROR_MPS_RPC_FAILURE: CUresult = 806;
+pub const CUDA_ERROR_MPS_SERVER_NOT_READY: CUresult = 807;
+pub const CUDA_ERROR_MPS_MAX_CLIENTS_REACHED: CUresult = 808;
+pub const CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED: CUresult = 809;
+pub const CUDA_ERROR_MPS_CLIENT_TERMINATED: CUresult = 810;
+pub const CUDA_ERROR_CDP_NOT_SUPPORTED: CUresult = 811;
+pub const CUDA_ERROR_CDP_VERSION_MISMATCH: CUresult = 812;
+pub const CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: CUresult = 900;
+pub const CUDA_ERROR_STREAM_CAPTURE_INVALIDATED: CUresult = 901;
+pub const CUDA_ERROR_STREAM_CAPTURE_MERGE: CUresult = 902;
+pub const CUDA_ERROR_STREAM_CAPTURE_UNMATCHED: CUresult = 903;
+pub const CUDA_ERROR_STREAM_CAPTURE_UNJOINED: CUresult = 904;
+pub const CUDA_ERROR_STREAM_CAPTURE_ISOLATION: CUresult = 905;
+pub const CUDA_ERROR_STREAM_CAPTURE_IMPLICIT: CUresult = 906;
+pub const CUDA_ERROR_CAPTURED_EVENT: CUresult = 907;
+pub const CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD: CUresult = 908;
+pub const CUDA_ERROR_TIMEOUT: CUresult = 909;
+pub const CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE: CUresult = 910;
+pub const CUDA_ERROR_EXTERNAL_DEVICE: CUresult = 911;
+pub const CUDA_ERROR_INVALID_CLUSTER_SIZE: CUresult = 912;
+pub const CUDA_ERROR_FUNCTION_NOT_LOADED: CUresult = 913;
+pub const CUDA_ERROR_INVALID_RESOURCE_TYPE: CUresult = 914;
+pub const CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION: CUresult = 915;
+pub const CUDA_ERROR_KEY_ROTATION: CUresult = 916;
+pub const CUDA_ERROR_UNKNOWN: CUresult = 999;
+pub type CUresult = cudaError_enum;
 pub const CUBIND_ERROR_MESSAGE_MAX: c_int = 4096;
 pub const CUBIND_GPU_NAME_MAX: c_int = 96;
 pub const CUBIND_GPU_UUID_MAX: c_int = 96;
@@ -2798,7 +2915,8 @@ pub const CUBIND_LIB_NVVM: cubind_library = 14;
 pub const CUBIND_LIB_NVFATBIN: cubind_library = 15;
 pub const CUBIND_LIB_NVJPEG: cubind_library = 16;
 pub const CUBIND_LIB_CUPTI: cubind_library = 17;
-pub const CUBIND_LIBRARY_COUNT: cubind_library = 18;
+pub const CUBIND_LIB_CUFILE: cubind_library = 18;
+pub const CUBIND_LIBRARY_COUNT: cubind_library = 19;
 
 /// What went wrong in the last failed cubind call of this thread.
 pub type cubind_error_kind = c_uint;

@@ -29,7 +29,8 @@
 //! `nvvm` (13 functions),
 //! `nvfatbin` (9 functions),
 //! `nvjpeg` (78 functions),
-//! `cupti` (165 functions).
+//! `cupti` (165 functions),
+//! `cufile` (25 functions).
 //! The types and constants several libraries share, and cubind's own API, are always declared.
 //! Doc comments say which NVIDIA function a wrapper calls, since which CUDA release it exists (the
 //! oldest of the releases these bindings read that declares it: 13.0, 12.5, 12.4, 11.8; it may be
@@ -130,3 +131,8 @@ pub use nvjpeg::*;
 mod cupti;
 #[cfg(feature = "cupti")]
 pub use cupti::*;
+
+#[cfg(feature = "cufile")]
+mod cufile;
+#[cfg(feature = "cufile")]
+pub use cufile::*;
