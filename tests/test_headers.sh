@@ -42,15 +42,34 @@ silent() {
     builds=$((builds + 1))
 }
 
-# 1. Each module header alone.
-for module in "$@"; do
+# 1. Each module header alone: the modules' builds run HEADER_JOBS at a time (default: the
+#    processors), each module's in a subshell that leaves its log and its count of builds in OUT.
+module_builds() {
     for compiler in "gcc -x c -std=c11" "clang -x c -std=c11" "g++ -x c++ -std=c++11" "clang++ -x c++ -std=c++11"; do
-        unit="$compiler $BASE -DCUBIND_TEST_MODULE_$module -fsyntax-only generated/tests/header_alone.c"
+        unit="$compiler $BASE -DCUBIND_TEST_MODULE_$1 -fsyntax-only generated/tests/header_alone.c"
         silent $unit -DCUBIND_HEADER_WARNINGS -isystem "$cuda/include" ${NVIDIA_EXTRA_INCLUDES:-}
         silent $unit -DCUBIND_HEADER_WARNINGS -DCUBIND_SELF_CONTAINED -DCUBIND_INLINE
         silent $unit -I"$cuda/include" ${NVIDIA_EXTRA_INCLUDES:-} -DCUBIND_INLINE
     done
+    echo "$builds" > "$out/alone-$1.builds"
+}
+jobs=${HEADER_JOBS:-$(nproc)}
+running="" failed=""
+wait_running() {
+    for entry in $running; do
+        wait "${entry%%:*}" || failed="$failed ${entry#*:}"
+    done
+    running=""
+}
+for module in "$@"; do
+    (builds=0; module_builds "$module") > "$out/alone-$module.log" 2>&1 &
+    running="$running $!:$module"
+    [ "$(echo $running | wc -w)" -lt "$jobs" ] || wait_running
 done
+wait_running
+for module in $failed; do cat "$out/alone-$module.log"; done
+[ -z "$failed" ] || exit 1
+for module in "$@"; do builds=$((builds + $(cat "$out/alone-$module.builds"))); done
 echo "headers: each of $# module headers compiles alone with the core API (C11, C++11; gcc, clang)"
 
 # 2. cubind's headers and NVIDIA's together, in both orders.
