@@ -10,6 +10,7 @@ from typing import Any
 import jinja2
 
 from . import VERSION, conversion_checks, dropin, ffi, irjson, parallel, release_actions, rust, tracedesc, twins
+from .declarators import PRIVATE_TYPEDEFS
 from .model import LibraryModel, Model, ModuleModel
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -140,7 +141,8 @@ def render_all(model: Model, command: str, examples: bool = True) -> dict[str, s
     half = parallel.forked(lambda: _ir_and_library_files(env, model, common))
     out: dict[str, str] = {}
     for ir in model.irs:
-        out[f"tests/abi_{ir['unit']}.c"] = env.get_template("abi_check.c.j2").render(common | {"ir": ir})
+        out[f"tests/abi_{ir['unit']}.c"] = env.get_template("abi_check.c.j2").render(
+            common | {"ir": ir, "private_typedefs": {private: name for name, (private, _) in PRIVATE_TYPEDEFS.items()}})
     out["include/cubind/cuda_types.h"] = env.get_template("cuda_types.h.j2").render(common)
     for shared in model.shared_files:
         out[f"include/cubind/{shared['file']}"] = env.get_template("cuda_types_header.h.j2").render(common | {"f": shared})

@@ -1471,7 +1471,11 @@ int main(void)
     FIELD("struct cufileRDMAInfo", struct cufileRDMAInfo, desc_len);
     FIELD("struct cufileRDMAInfo", struct cufileRDMAInfo, desc_str);
     SIZE("cufileRDMAInfo_t", cufileRDMAInfo_t);
+#if defined(CUBIND_ABI_NVIDIA) /* cubind's private spelling of NVIDIA's loff_t */
+    SIZE("cubind_loff_t", loff_t);
+#else
     SIZE("cubind_loff_t", cubind_loff_t);
+#endif
     SIZE("struct CUfileFSOps", struct CUfileFSOps);
     FIELD("struct CUfileFSOps", struct CUfileFSOps, fs_type);
     FIELD("struct CUfileFSOps", struct CUfileFSOps, getRDMADeviceList);
