@@ -10,8 +10,7 @@
  * inherits a load half done. Cancellation is disabled while the lock is held (a thread cancelled inside a library
  * constructor would otherwise leave it held for ever); a cancel request made meanwhile acts at the thread's next
  * cancellation point after the load. It is a plain mutex because the child must unlock it: glibc refuses to unlock a
- * recursive mutex there (its owner's thread id is not the child's), which left every later load in the child blocked
- * for ever.
+ * recursive mutex there (its owner's thread id is not the child's): every later load in the child blocked for ever.
  * Layer 7, the top: calls discovery (6), handle_check (3), library_version (3), opened (2), error (2), trace (2), unload (1),
  * strbuf (1) and the generated tables; called by the generated wrappers and the public API.
  */
@@ -312,18 +311,6 @@ static void record_not_callable(cubind_library library, size_t index, const cubi
                          d->status_missing_symbol);
 }
 
-/* `symbol` as the object of `handle` defines it (not a dependency's), or NULL. */
-static cubind__fnptr definition_in(void *handle, const char *symbol)
-{
-    void *address = handle != NULL ? dlsym(handle, symbol) : NULL, *map = NULL;
-    Dl_info info;
-    cubind__fnptr fn;
-    if (address == NULL || dladdr1(address, &info, &map, RTLD_DL_LINKMAP) == 0 || map != handle)
-        return NULL;
-    memcpy(&fn, &address, sizeof fn);
-    return fn;
-}
-
 cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, int *unavailable_status,
                               cubind__fnptr slow)
 {
@@ -338,11 +325,8 @@ cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, i
         return fn;
     }
     outcome = cubind__ensure_loaded(library);
-    /* The library calling its own export while its version query is asked (library_version.h):
-     * its own definition, as without the drop-in; not cached, no release is chosen yet. */
-    if (outcome == CUBIND__LOAD_REENTERED &&
-        (fn = definition_in(cubind__handle_asked(library), cubind__symbol_name(table, index))) != NULL)
-        return fn;
+    if (outcome == CUBIND__LOAD_REENTERED && (fn = cubind__asked_definition(library, table, index)) != NULL)
+        return fn; /* the library's own export, called from its version query (library_version.h) */
     if (outcome != CUBIND__LOAD_OK) {
         /* decided here, before the handler runs: nothing it does can change it */
         if (unavailable_status != NULL)

@@ -14,9 +14,16 @@
 /* The handle each library's version query is being asked of by this thread, else NULL. */
 static _Thread_local void *asking[CUBIND_LIBRARY_COUNT];
 
-void *cubind__handle_asked(cubind_library library)
+cubind__fnptr cubind__asked_definition(cubind_library library, const cubind__symbol_table *table, size_t index)
 {
-    return asking[library];
+    void *handle = asking[library], *address, *map = NULL;
+    Dl_info info;
+    cubind__fnptr fn;
+    if (handle == NULL || (address = dlsym(handle, cubind__symbol_name(table, index))) == NULL ||
+        dladdr1(address, &info, &map, RTLD_DL_LINKMAP) == 0 || map != handle)
+        return NULL;
+    memcpy(&fn, &address, sizeof fn);
+    return fn;
 }
 
 /* cubind__version_query, with the handle asked of kept in `asking` meanwhile. */

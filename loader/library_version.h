@@ -19,12 +19,13 @@ typedef struct cubind__version_answer {
     cubind__fnptr held_fini; /* the fini of an init the query left in force, or NULL (cubind__version_query) */
 } cubind__version_answer;
 
-/* The handle whose version query (its init and fini included) this thread is running for
- * `library`, else NULL. A library not linked -Bsymbolic (NVML, NCCL) calls its own exported
- * functions through the global scope, where the drop-in's forwarders come first: such a call,
- * made while the loader asks the query, comes back to cubind for a library still being loaded
- * (cubind__resolve then calls the library's own definition in this handle). */
-void *cubind__handle_asked(cubind_library library);
+/* A library not linked -Bsymbolic (NVML, NCCL) calls its own exported functions through the
+ * global scope, where the drop-in's forwarders come first: such a call, made while this thread
+ * asks the library's version query (its init and fini included), comes back to cubind for a
+ * library still being loaded. The function `index` of `table` as the object being asked defines
+ * it (not a dependency), called as without the drop-in, uncached (no release is chosen yet); NULL
+ * when this thread asks no query of that library. */
+cubind__fnptr cubind__asked_definition(cubind_library library, const cubind__symbol_table *table, size_t index);
 
 /* Run the fini of an init left in force by the query of `answer`, if any (a handle let go). */
 void cubind__version_answer_drop(cubind__version_answer *answer);
