@@ -456,16 +456,6 @@ CUBIND_COLD int cubind__reported(int status)
     return status;
 }
 
-CUBIND_COLD int cubind__wrapper_status_error(const cubind__symbol_table *table, size_t index, int status)
-{
-    struct thread_errors *t = &tls;
-    if (t->reported) {
-        t->reported = 0;
-        return status;
-    }
-    return cubind__status_error(table, index, status);
-}
-
 CUBIND_COLD int cubind__wrapper_status_error_detail(const cubind__symbol_table *table, size_t index, int status,
                                                     int detail)
 {
@@ -475,6 +465,11 @@ CUBIND_COLD int cubind__wrapper_status_error_detail(const cubind__symbol_table *
         return status;
     }
     return cubind__status_error_detail(table, index, status, &detail);
+}
+
+CUBIND_COLD int cubind__wrapper_status_error(const cubind__symbol_table *table, size_t index, int status)
+{
+    return cubind__wrapper_status_error_detail(table, index, status, 0); /* a detail of 0 says nothing */
 }
 
 CUBIND_COLD int cubind__status_error_informational(const cubind__symbol_table *table, size_t index, int status)
