@@ -11,8 +11,8 @@
  * constructor would otherwise leave it held for ever); a cancel request made meanwhile acts at the thread's next
  * cancellation point after the load. It is a plain mutex because the child must unlock it: glibc refuses to unlock a
  * recursive mutex there (its owner's thread id is not the child's): every later load in the child blocked for ever.
- * Layer 7, the top: calls discovery (6), handle_check (3), library_version (3), opened (2), error (2), trace (2), unload (1),
- * strbuf (1) and the generated tables; called by the generated wrappers and the public API.
+ * Layer 7, the top: calls discovery (6), not_callable (4), handle_check (3), library_version (3), opened (2), error (2),
+ * trace (2), unload (1), strbuf (1) and the generated tables; called by the generated wrappers and the public API.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -33,6 +33,7 @@
 #include "handle_check.h"
 #include "internal.h"
 #include "library_version.h"
+#include "not_callable.h"
 #include "opened.h"
 #include "releases.h"
 #include "strbuf.h"
@@ -239,19 +240,6 @@ void cubind__record_load_failure(cubind_library library, const char *function, c
                              "%s could not be loaded: %s", d->file, cubind__load_error(library, outcome));
 }
 
-static void record_symbol_missing(cubind_library library, size_t index, const char *symbol)
-{
-    const cubind__library_desc *d = &cubind__libraries[library];
-    const cubind__symbol_table *t = cubind__symbols(library);
-    const cubind__opened *lib = &states[library].lib;
-    const char *status_name = cubind_status_name(library, d->status_missing_symbol);
-    cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
-                         d->status_missing_symbol, "%s: symbol %s not found in %s (%s version %s), so the call returns %s (%d)",
-                         cubind__function_name(t, index), symbol, lib->path_escaped, d->file,
-                         lib->version_text,
-                         status_name != NULL ? status_name : "?", d->status_missing_symbol);
-}
-
 /* Where a resolved symbol is kept: the hot path's slot, or, while tracing, a slot the hot path
  * never reads, so that every call keeps taking the traced path. */
 static cubind__slot *cache_slot(const cubind__symbol_table *table, size_t index)
@@ -278,37 +266,6 @@ void cubind__resolve_in_release(cubind_library library, const cubind__symbol_tab
         return;
     }
     cubind__release_resolve(library, states[library].release, table, index, &states[library].lib, out);
-}
-
-static void record_not_callable(cubind_library library, size_t index, const cubind__resolution *r)
-{
-    const cubind__library_desc *d = &cubind__libraries[library];
-    const cubind__symbol_table *t = cubind__symbols(library);
-    const cubind__opened *lib = &states[library].lib;
-    const char *status_name = cubind_status_name(library, d->status_missing_symbol);
-    const char *release = cubind__release_name(library, states[library].release);
-    if (r->reason == NULL && d->serves_every_release && lib->version[0] >= 0 &&
-        CUBIND__CUDA_NUMBER(lib->version[0], lib->version[1] > 0 ? lib->version[1] : 0) < d->abi_version) {
-        /* one library for every release, older than the bindings: the function needs a newer one */
-        cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
-                             d->status_missing_symbol,
-                             "%s: not called: it needs %s for CUDA %d.%d (the version these bindings were "
-                             "generated for); %s (%s) supports CUDA %s, so the call returns %s (%d)",
-                             cubind__function_name(t, index), d->file, CUBIND__CUDA_MAJOR(d->abi_version),
-                             CUBIND__CUDA_MINOR(d->abi_version), d->file, lib->path_escaped, lib->version_text,
-                             status_name != NULL ? status_name : "?", d->status_missing_symbol);
-        return;
-    }
-    if (r->reason == NULL) {
-        record_symbol_missing(library, index, r->symbol != NULL ? r->symbol : cubind__symbol_name(t, index));
-        return;
-    }
-    cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
-                         d->status_missing_symbol,
-                         "%s: not called: %s %s (%s) is called as CUDA %s, where %s, so the call returns %s (%d)",
-                         cubind__function_name(t, index), d->file, lib->version_text, lib->path_escaped,
-                         release != NULL ? release : "?", r->reason, status_name != NULL ? status_name : "?",
-                         d->status_missing_symbol);
 }
 
 cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, int *unavailable_status,
@@ -338,7 +295,7 @@ cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, i
     if (r.fn == NULL) {
         if (unavailable_status != NULL)
             *unavailable_status = d->status_missing_symbol;
-        record_not_callable(library, index, &r);
+        cubind__record_not_callable(library, index, &r, &states[library].lib, states[library].release);
         return NULL;
     }
     fn = r.fn;
