@@ -11,8 +11,12 @@
  * constructor would otherwise leave it held for ever); a cancel request made meanwhile acts at the thread's next
  * cancellation point after the load. It is a plain mutex because the child must unlock it: glibc refuses to unlock a
  * recursive mutex there (its owner's thread id is not the child's): every later load in the child blocked for ever.
- * Layer 7, the top: calls discovery (6), not_callable (4), handle_check (3), library_version (3), opened (2), error (2),
- * trace (2), unload (1), strbuf (1) and the generated tables; called by the generated wrappers and the public API.
+ * While a library is opened or asked (its constructors, its version query and init), a call of its own code into it,
+ * from any thread, neither takes the lock nor waits for the load: it reaches its own definition (own_call.h), so
+ * that a thread the library waits for does not wait for it in turn, and the loading thread gets no error.
+ * Layer 7, the top: calls discovery (6), not_callable (4), handle_check (3), library_version (3), own_call (3),
+ * opened (2), error (2), trace (2), unload (1), unwinder (1), strbuf (1) and the generated tables; called by the
+ * generated wrappers and the public API.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -35,10 +39,12 @@
 #include "library_version.h"
 #include "not_callable.h"
 #include "opened.h"
+#include "own_call.h"
 #include "releases.h"
 #include "strbuf.h"
 #include "trace.h"
 #include "unload.h"
+#include "unwinder.h"
 
 enum { STATE_UNTRIED = 0, STATE_LOADED = 1, STATE_FAILED = 2 };
 
@@ -72,6 +78,7 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local unsigned lock_depth;
 static _Thread_local unsigned char tls_loading[CUBIND_LIBRARY_COUNT];
+static atomic_int loading[CUBIND_LIBRARY_COUNT]; /* a thread opens or asks it now: its own calls (own_call.h) */
 
 static void init(void);
 
@@ -182,6 +189,7 @@ int cubind__ensure_loaded(cubind_library library)
         return CUBIND__LOAD_FAILED;
     if (tls_loading[library])
         return CUBIND__LOAD_REENTERED;
+    cubind__unwinder_find(); /* before this thread loads: a thread the library starts and waits for cannot (own_call.h) */
     lock(&cancel_state);
     state = atomic_load_explicit(&s->state, memory_order_acquire);
     if (state == STATE_UNTRIED) {
@@ -189,6 +197,7 @@ int cubind__ensure_loaded(cubind_library library)
         char beside[PATH_MAX];
         int opened = 0;
         tls_loading[library] = 1;
+        atomic_store_explicit(&loading[library], 1, memory_order_release);
         if (cubind__libraries[library].soname_count == 0) { /* left out of a subset (generator --libraries) */
             cubind__strbuf_printf(&why, "not part of this build of cubind, which was generated for a subset "
                                         "of the libraries");
@@ -208,6 +217,7 @@ int cubind__ensure_loaded(cubind_library library)
         }
         cubind__strbuf_free(&why);
         tls_loading[library] = 0;
+        atomic_store_explicit(&loading[library], 0, memory_order_release);
         atomic_store_explicit(&s->state, state, memory_order_release);
     }
     unlock(cancel_state);
@@ -281,9 +291,13 @@ cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, i
         set_offset(table, index, fn, slow);
         return fn;
     }
+    /* while it is opened or asked, from any thread: the library's own call reaches its own definition,
+     * uncached (library_version.h, own_call.h); a program's waits for the load */
+    if (atomic_load_explicit(&loading[library], memory_order_acquire) &&
+        ((fn = cubind__asked_definition(library, table, index)) != NULL ||
+         (fn = cubind__own_call(d, cubind__symbol_name(table, index))) != NULL))
+        return fn;
     outcome = cubind__ensure_loaded(library);
-    if (outcome == CUBIND__LOAD_REENTERED && (fn = cubind__asked_definition(library, table, index)) != NULL)
-        return fn; /* the library's own export, called from its version query (library_version.h) */
     if (outcome != CUBIND__LOAD_OK) {
         /* decided here, before the handler runs: nothing it does can change it */
         if (unavailable_status != NULL)

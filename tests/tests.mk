@@ -318,11 +318,19 @@ test-copies: test-copies-c $(PROBE) $(LIBRARY_SO) $(MOCKS) fetch-release-libs de
 	    CUBIND_TEST_LIBCUBIND=$(abspath $(LIBRARY_SO)) $(RESULTS) run tests/copies pytest -- \
 	    $(PYTHON) -m pytest -q tests/copies
 
-test-loader: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(MOCKS) $(HALF_MOCKS)
+test-loader: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(TEST_BUILD)/test_elf_symbol $(MOCKS) $(HALF_MOCKS)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
 	    $(RESULTS) run test_loader cmocka -- $(TEST_BUILD)/test_loader
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
 	    $(RESULTS) run test_libraries cmocka -- $(TEST_BUILD)/test_libraries
+	$(RESULTS) run test_elf_symbol cmocka -- $(TEST_BUILD)/test_elf_symbol
+
+# A symbol read from a loaded object's own tables (loader/elf_symbol.c, hidden in libcubind: built with
+# that file itself), against the dynamic loader (dlvsym, dlsym): the program's table a SysV one, libc's a GNU one.
+$(TEST_BUILD)/test_elf_symbol: tests/test_elf_symbol.c loader/elf_symbol.c loader/elf_symbol.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Iloader -o $@ tests/test_elf_symbol.c loader/elf_symbol.c -rdynamic -Wl,--hash-style=sysv \
+	    $(LDFLAGS_SAN) -lcmocka -ldl
 
 # The driver and GPU facts, "no GPU" in failing calls' messages and the checks (docs/machine.md): stand-ins
 # of NVML and the driver (tests/machine/), the mocks of 13.0 and of 12.4, no driver at all.
