@@ -12,23 +12,20 @@
  * cubind; errors it causes are recorded but do not call it again. It may also leave by
  * longjmp or a C++ exception, so "the handler is running" is not a flag that could be left
  * set for ever: a thread-local hint says a handler was entered, and when it is set the stack
- * is walked (the unwinder, _Unwind_Backtrace) for a live frame of call_handler. None: the
+ * is walked (unwinder.h) for a live frame of call_handler. None: the
  * handler was left without returning, the hint is stale and the handler is called afresh.
  * Where the stack cannot be walked, the hint's frame address is compared with the current
  * one instead (stacks grow down on every target).
- * Layer 2: calls strbuf, no_gpu and unload (1) and the generated tables (library names, status names).
+ * Layer 2: calls strbuf, no_gpu, unload and unwinder (1) and the generated tables (library names, status names).
  */
 #define _GNU_SOURCE
 #include "error.h"
 #include "no_gpu.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #if defined(__GNUC__) || defined(__clang__)
-#include <unwind.h>
 #define CUBIND_NOINLINE __attribute__((noinline))
 #define CUBIND_FRAME_ADDRESS() ((uintptr_t)__builtin_frame_address(0))
-#define CUBIND_HAVE_UNWIND 1
 #else
 #define CUBIND_NOINLINE
 #define CUBIND_FRAME_ADDRESS() ((uintptr_t)&tls)
@@ -41,8 +38,8 @@
 #include <string.h>
 
 #include "internal.h"
-#include "uncancelled.h"
 #include "unload.h"
+#include "unwinder.h"
 
 struct thread_errors {
     cubind_error record;
@@ -188,81 +185,26 @@ static CUBIND_NOINLINE void call_handler(struct thread_errors *t, const struct h
     t->spare = NULL;
 }
 
-#ifdef CUBIND_HAVE_UNWIND
-/* The unwinder (libgcc_s), looked up the first time a stack is walked, which only happens while
- * a hint is set: programs that never need it do not load libgcc_s at start-up. */
-struct unwinder {
-    _Unwind_Reason_Code (*backtrace)(_Unwind_Trace_Fn trace, void *data);
-    _Unwind_Ptr (*get_ip)(struct _Unwind_Context *context);
-    void *(*find_enclosing_function)(void *pc);
-};
-
-static struct unwinder unwinder; /* all NULL when there is none */
-static pthread_once_t unwinder_once = PTHREAD_ONCE_INIT;
-
-static int unwinder_symbol(void *lib, const char *name, void *out, size_t size)
+/* Stops the walk at a frame of call_handler. */
+static int handler_frame(uintptr_t address, void *unused)
 {
-    void *address = dlsym(lib, name);
-    memcpy(out, &address, size);
-    return address != NULL;
+    (void)unused;
+    return cubind__enclosing_function(address - 1) == (uintptr_t)call_handler;
 }
-
-static void find_unwinder(void)
-{
-    void *lib = dlsym(RTLD_DEFAULT, "_Unwind_Backtrace") != NULL ? RTLD_DEFAULT : NULL;
-    struct unwinder u;
-    if (lib == NULL)
-        lib = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (lib != NULL && unwinder_symbol(lib, "_Unwind_Backtrace", &u.backtrace, sizeof u.backtrace) &&
-        unwinder_symbol(lib, "_Unwind_GetIP", &u.get_ip, sizeof u.get_ip) &&
-        unwinder_symbol(lib, "_Unwind_FindEnclosingFunction", &u.find_enclosing_function,
-                        sizeof u.find_enclosing_function))
-        unwinder = u;
-}
-
-/* The once routine: dlopen is a cancellation point (uncancelled.h says why). */
-static void find_unwinder_once(void)
-{
-    cubind__uncancelled(find_unwinder);
-}
-
-struct handler_walk {
-    uintptr_t handler_start;
-    int found;
-};
-
-static _Unwind_Reason_Code visit_frame(struct _Unwind_Context *context, void *data)
-{
-    struct handler_walk *walk = data;
-    uintptr_t ip = (uintptr_t)unwinder.get_ip(context);
-    if (ip != 0 && (uintptr_t)unwinder.find_enclosing_function((void *)(ip - 1)) == walk->handler_start) {
-        walk->found = 1;
-        return _URC_NORMAL_STOP;
-    }
-    return _URC_NO_REASON;
-}
-#endif
 
 /* 1 when a handler call of this thread is live on the stack (this error comes from inside it). */
 static CUBIND_NOINLINE int handler_running(struct thread_errors *t)
 {
     uintptr_t here = CUBIND_FRAME_ADDRESS();
-#ifdef CUBIND_HAVE_UNWIND
-    pthread_once(&unwinder_once, find_unwinder_once);
-    if (unwinder.backtrace != NULL) {
-        struct handler_walk walk;
-        _Unwind_Reason_Code reached;
-        walk.handler_start = (uintptr_t)call_handler;
-        walk.found = 0;
-        reached = unwinder.backtrace(visit_frame, &walk);
-        if (walk.found)
-            return 1;
-        if (reached == _URC_END_OF_STACK) { /* the whole stack walked: the hint is stale */
-            t->handler_frame = 0;
-            return 0;
-        }
+    int walked;
+    cubind__unwinder_find(); /* looked up the first time a stack is walked, only while a hint is set */
+    walked = cubind__stack_walk(handler_frame, NULL);
+    if (walked == CUBIND__WALK_STOPPED)
+        return 1;
+    if (walked == CUBIND__WALK_END) { /* the whole stack walked: the hint is stale */
+        t->handler_frame = 0;
+        return 0;
     }
-#endif
     return here < t->handler_frame; /* no unwinder: deeper than the handler's call */
 }
 

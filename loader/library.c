@@ -11,8 +11,12 @@
  * constructor would otherwise leave it held for ever); a cancel request made meanwhile acts at the thread's next
  * cancellation point after the load. It is a plain mutex because the child must unlock it: glibc refuses to unlock a
  * recursive mutex there (its owner's thread id is not the child's): every later load in the child blocked for ever.
- * Layer 7, the top: calls discovery (6), handle_check (3), library_version (3), opened (2), error (2), trace (2), unload (1),
- * strbuf (1) and the generated tables; called by the generated wrappers and the public API.
+ * While a library is opened or asked (its constructors, its version query and init), a call of its own code into it,
+ * from any thread, neither takes the lock nor waits for the load: it reaches its own definition (own_call.h), so
+ * that a thread the library waits for does not wait for it in turn, and the loading thread gets no error.
+ * Layer 7, the top: calls discovery (6), not_callable (4), handle_check (3), library_version (3), own_call (3),
+ * opened (2), error (2), trace (2), unload (1), unwinder (1), strbuf (1) and the generated tables; called by the
+ * generated wrappers and the public API.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -33,11 +37,14 @@
 #include "handle_check.h"
 #include "internal.h"
 #include "library_version.h"
+#include "not_callable.h"
 #include "opened.h"
+#include "own_call.h"
 #include "releases.h"
 #include "strbuf.h"
 #include "trace.h"
 #include "unload.h"
+#include "unwinder.h"
 
 enum { STATE_UNTRIED = 0, STATE_LOADED = 1, STATE_FAILED = 2 };
 
@@ -71,6 +78,7 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local unsigned lock_depth;
 static _Thread_local unsigned char tls_loading[CUBIND_LIBRARY_COUNT];
+static atomic_int loading[CUBIND_LIBRARY_COUNT]; /* a thread opens or asks it now: its own calls (own_call.h) */
 
 static void init(void);
 
@@ -181,6 +189,7 @@ int cubind__ensure_loaded(cubind_library library)
         return CUBIND__LOAD_FAILED;
     if (tls_loading[library])
         return CUBIND__LOAD_REENTERED;
+    cubind__unwinder_find(); /* before this thread loads: a thread the library starts and waits for cannot (own_call.h) */
     lock(&cancel_state);
     state = atomic_load_explicit(&s->state, memory_order_acquire);
     if (state == STATE_UNTRIED) {
@@ -188,6 +197,7 @@ int cubind__ensure_loaded(cubind_library library)
         char beside[PATH_MAX];
         int opened = 0;
         tls_loading[library] = 1;
+        atomic_store_explicit(&loading[library], 1, memory_order_release);
         if (cubind__libraries[library].soname_count == 0) { /* left out of a subset (generator --libraries) */
             cubind__strbuf_printf(&why, "not part of this build of cubind, which was generated for a subset "
                                         "of the libraries");
@@ -207,6 +217,7 @@ int cubind__ensure_loaded(cubind_library library)
         }
         cubind__strbuf_free(&why);
         tls_loading[library] = 0;
+        atomic_store_explicit(&loading[library], 0, memory_order_release);
         atomic_store_explicit(&s->state, state, memory_order_release);
     }
     unlock(cancel_state);
@@ -239,19 +250,6 @@ void cubind__record_load_failure(cubind_library library, const char *function, c
                              "%s could not be loaded: %s", d->file, cubind__load_error(library, outcome));
 }
 
-static void record_symbol_missing(cubind_library library, size_t index, const char *symbol)
-{
-    const cubind__library_desc *d = &cubind__libraries[library];
-    const cubind__symbol_table *t = cubind__symbols(library);
-    const cubind__opened *lib = &states[library].lib;
-    const char *status_name = cubind_status_name(library, d->status_missing_symbol);
-    cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
-                         d->status_missing_symbol, "%s: symbol %s not found in %s (%s version %s), so the call returns %s (%d)",
-                         cubind__function_name(t, index), symbol, lib->path_escaped, d->file,
-                         lib->version_text,
-                         status_name != NULL ? status_name : "?", d->status_missing_symbol);
-}
-
 /* Where a resolved symbol is kept: the hot path's slot, or, while tracing, a slot the hot path
  * never reads, so that every call keeps taking the traced path. */
 static cubind__slot *cache_slot(const cubind__symbol_table *table, size_t index)
@@ -280,37 +278,6 @@ void cubind__resolve_in_release(cubind_library library, const cubind__symbol_tab
     cubind__release_resolve(library, states[library].release, table, index, &states[library].lib, out);
 }
 
-static void record_not_callable(cubind_library library, size_t index, const cubind__resolution *r)
-{
-    const cubind__library_desc *d = &cubind__libraries[library];
-    const cubind__symbol_table *t = cubind__symbols(library);
-    const cubind__opened *lib = &states[library].lib;
-    const char *status_name = cubind_status_name(library, d->status_missing_symbol);
-    const char *release = cubind__release_name(library, states[library].release);
-    if (r->reason == NULL && d->serves_every_release && lib->version[0] >= 0 &&
-        CUBIND__CUDA_NUMBER(lib->version[0], lib->version[1] > 0 ? lib->version[1] : 0) < d->abi_version) {
-        /* one library for every release, older than the bindings: the function needs a newer one */
-        cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
-                             d->status_missing_symbol,
-                             "%s: not called: it needs %s for CUDA %d.%d (the version these bindings were "
-                             "generated for); %s (%s) supports CUDA %s, so the call returns %s (%d)",
-                             cubind__function_name(t, index), d->file, CUBIND__CUDA_MAJOR(d->abi_version),
-                             CUBIND__CUDA_MINOR(d->abi_version), d->file, lib->path_escaped, lib->version_text,
-                             status_name != NULL ? status_name : "?", d->status_missing_symbol);
-        return;
-    }
-    if (r->reason == NULL) {
-        record_symbol_missing(library, index, r->symbol != NULL ? r->symbol : cubind__symbol_name(t, index));
-        return;
-    }
-    cubind__error_record(CUBIND_ERROR_SYMBOL_NOT_FOUND, library, cubind__function_name(t, index),
-                         d->status_missing_symbol,
-                         "%s: not called: %s %s (%s) is called as CUDA %s, where %s, so the call returns %s (%d)",
-                         cubind__function_name(t, index), d->file, lib->version_text, lib->path_escaped,
-                         release != NULL ? release : "?", r->reason, status_name != NULL ? status_name : "?",
-                         d->status_missing_symbol);
-}
-
 cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, int *unavailable_status,
                               cubind__fnptr slow)
 {
@@ -324,9 +291,13 @@ cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, i
         set_offset(table, index, fn, slow);
         return fn;
     }
+    /* while it is opened or asked, from any thread: the library's own call reaches its own definition,
+     * uncached (library_version.h, own_call.h); a program's waits for the load */
+    if (atomic_load_explicit(&loading[library], memory_order_acquire) &&
+        ((fn = cubind__asked_definition(library, table, index)) != NULL ||
+         (fn = cubind__own_call(d, cubind__symbol_name(table, index))) != NULL))
+        return fn;
     outcome = cubind__ensure_loaded(library);
-    if (outcome == CUBIND__LOAD_REENTERED && (fn = cubind__asked_definition(library, table, index)) != NULL)
-        return fn; /* the library's own export, called from its version query (library_version.h) */
     if (outcome != CUBIND__LOAD_OK) {
         /* decided here, before the handler runs: nothing it does can change it */
         if (unavailable_status != NULL)
@@ -338,7 +309,7 @@ cubind__fnptr cubind__resolve(const cubind__symbol_table *table, size_t index, i
     if (r.fn == NULL) {
         if (unavailable_status != NULL)
             *unavailable_status = d->status_missing_symbol;
-        record_not_callable(library, index, &r);
+        cubind__record_not_callable(library, index, &r, &states[library].lib, states[library].release);
         return NULL;
     }
     fn = r.fn;

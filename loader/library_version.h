@@ -24,7 +24,8 @@ typedef struct cubind__version_answer {
  * asks the library's version query (its init and fini included), comes back to cubind for a
  * library still being loaded. The function `index` of `table` as the object being asked defines
  * it (not a dependency), called as without the drop-in, uncached (no release is chosen yet); NULL
- * when this thread asks no query of that library. */
+ * when this thread asks no query of that library. (Its calls from other threads and from its
+ * constructors: own_call.h.) */
 cubind__fnptr cubind__asked_definition(cubind_library library, const cubind__symbol_table *table, size_t index);
 
 /* Run the fini of an init left in force by the query of `answer`, if any (a handle let go). */

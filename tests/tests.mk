@@ -93,10 +93,10 @@ test-generator: deps-generator deps-test
 # Under TSan only the tests whose code runs threads (THREAD_TESTS; test-faults and test-hardening
 # join test-c in tests/faults.mk): the others, every wrapper against the mocks included, run in
 # one thread, and building them under TSan is most of that step's time.
-THREAD_TESTS := test-loader test-trace test-unload test-machine test-copies-c
+THREAD_TESTS := test-loader test-trace test-unload test-machine test-copies-c test-dropin-self
 test-c: $(if $(filter thread,$(SAN)),$(THREAD_TESTS),test-passthrough test-semantic test-conversions test-cplusplus test-loader test-trace \
         test-unload test-real test-real-toolkit test-probe test-machine test-examples \
-        $(if $(SAN),test-copies-c,test-copies) $(call plain_only,test-layering test-abi test-headers test-link test-install \
+        $(if $(SAN),test-copies-c test-dropin-self,test-copies) $(call plain_only,test-layering test-abi test-headers test-link test-install \
         test-bench-build test-census test-dropin))
 
 # The loader is a one-way stack (docs/loader-internals.md): each file's includes and its object's
@@ -318,11 +318,19 @@ test-copies: test-copies-c $(PROBE) $(LIBRARY_SO) $(MOCKS) fetch-release-libs de
 	    CUBIND_TEST_LIBCUBIND=$(abspath $(LIBRARY_SO)) $(RESULTS) run tests/copies pytest -- \
 	    $(PYTHON) -m pytest -q tests/copies
 
-test-loader: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(MOCKS) $(HALF_MOCKS)
+test-loader: $(TEST_BUILD)/test_loader $(TEST_BUILD)/test_libraries $(TEST_BUILD)/test_elf_symbol $(MOCKS) $(HALF_MOCKS)
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
 	    $(RESULTS) run test_loader cmocka -- $(TEST_BUILD)/test_loader
 	CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) \
 	    $(RESULTS) run test_libraries cmocka -- $(TEST_BUILD)/test_libraries
+	$(RESULTS) run test_elf_symbol cmocka -- $(TEST_BUILD)/test_elf_symbol
+
+# A symbol read from a loaded object's own tables (loader/elf_symbol.c, hidden in libcubind: built with
+# that file itself), against the dynamic loader (dlvsym, dlsym): the program's table a SysV one, libc's a GNU one.
+$(TEST_BUILD)/test_elf_symbol: tests/test_elf_symbol.c loader/elf_symbol.c loader/elf_symbol.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Iloader -o $@ tests/test_elf_symbol.c loader/elf_symbol.c -rdynamic -Wl,--hash-style=sysv \
+	    $(LDFLAGS_SAN) -lcmocka -ldl
 
 # The driver and GPU facts, "no GPU" in failing calls' messages and the checks (docs/machine.md): stand-ins
 # of NVML and the driver (tests/machine/), the mocks of 13.0 and of 12.4, no driver at all.
@@ -391,7 +399,7 @@ VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-k
 VALGRIND_ENV := CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR))
 # One target a program, so that make -j runs them side by side.
 .PHONY: test-valgrind-loader test-valgrind-libraries test-valgrind-faults
-test-valgrind: test-valgrind-loader test-valgrind-libraries test-valgrind-faults
+test-valgrind: test-valgrind-loader test-valgrind-libraries test-valgrind-faults test-valgrind-dropin-self
 test-valgrind-loader: $(TEST_BUILD)/test_loader $(MOCKS) $(HALF_MOCKS)
 	$(VALGRIND_ENV) $(RESULTS) --variant valgrind run test_loader cmocka -- $(VALGRIND) $(TEST_BUILD)/test_loader
 test-valgrind-libraries: $(TEST_BUILD)/test_libraries $(MOCKS) $(HALF_MOCKS)

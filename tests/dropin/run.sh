@@ -168,33 +168,6 @@ grep -q "all $bound of their references" "$DOC" || fail "$DOC does not say that 
 echo "test-dropin: the real libraries' $bound references to names the drop-in exports" \
      "bound to NVIDIA's own ($(awk '{print $1}' "$work/library-bindings.txt" | sed 's#.*/##' | LC_ALL=C sort -u | tr '\n' ' ' | sed 's/ $//'))"
 
-# A library not linked -Bsymbolic calls its own exports through the global scope, where the
-# drop-in's forwarders come first (NVML's nvmlInit_v2 calls nvmlInitWithFlags; docs/dropin.md):
-# such a call made while cubind asks the library's version query must reach the library's own
-# definition, not a load in progress. For each library whose version query has an init and a fini
-# (generator/libraries.toml), tests/dropin/self/library.c stands for it: its init calls its fini by
-# its exported name; it must load with its version asked of its query.
-/usr/bin/python3 - "$here/../../generator/libraries.toml" > "$work/self-libraries.txt" <<'PY'
-import sys, tomllib
-for library in tomllib.load(open(sys.argv[1], "rb"))["library"]:
-    version = library.get("version", {})
-    if version.get("init") and version.get("fini") and version.get("kind") == "encoded":
-        print(library["name"], library["sonames"][0], version["init"], version["function"], version["fini"], 13 * version["encoding"][0])
-PY
-[ -s "$work/self-libraries.txt" ] || fail "no library of generator/libraries.toml has a version init"
-$CC $warnings -I"$libdir/../include" "$here/self/program.c" -o "$work/self-program" \
-    -L"$libdir" -Wl,--no-as-needed -lcubind-dropin -lcubind -Wl,-rpath,"$libdir"
-while read -r name soname init query fini number; do
-    mkdir -p "$work/self-$name"
-    dir=$(cd "$work/self-$name" && pwd)
-    $CC $warnings -fPIC -shared -DINIT="$init" -DQUERY="$query" -DFINI="$fini" -DVERSION="$number" \
-        -Wl,-soname,"$soname" "$here/self/library.c" -o "$dir/$soname"
-    variable=CUBIND_$(echo "$name" | tr '[:lower:]' '[:upper:]')_PATH
-    out=$(env "$variable=$dir/$soname" "$work/self-program" "$name") ||
-        fail "a library calling its own export from its version init: $out"
-    echo "test-dropin: $out (its init calls its own export through the drop-in)"
-done < "$work/self-libraries.txt"
-
 # nvcc: a kernel launched with <<<...>>> (docs/dropin.md). The registration and launch entry points
 # come from libcudart, every runtime API call from the drop-in, and reaches cubind (traced).
 if [ -n "${NVCC:-}" ]; then

@@ -1,9 +1,10 @@
 /*
  * tests/mock/reentrant_constructor.c - linked into a mock libcublas: its constructor
  * calls cubind while cubind is dlopen'ing it (tests/test_faults.c, "reentrant
- * constructor"). A cuBLAS call must be refused at once (the library is being loaded
- * by this very thread), a cuFFT call must load libcufft. What each call returned is
- * kept in cubind_test_reentrant for the test to read once the dlopen has finished.
+ * constructor"). A cuBLAS call, this library's own, must reach its own definition at
+ * once; cubind's API asked about cuBLAS refuses (it is being loaded by this very thread);
+ * a cuFFT call must load libcufft. What each call returned is kept in
+ * cubind_test_reentrant for the test to read once the dlopen has finished.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
