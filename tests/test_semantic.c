@@ -305,10 +305,29 @@ static void test_driver_entry_point(void **state)
     assert_int_equal(status, cudaDriverEntryPointSymbolNotFound);
 }
 
+/* cudaGraphAddNode with no dependencies reaches 12.4's cudaGraphAddNode_v2 with the same arguments
+ * (`params` as it is) and succeeds. */
+static void assert_node_added(cudaGraph_t graph, struct cudaGraphNodeParams *params)
+{
+    cudaGraphNode_t out, *pout = &out;
+    const cudaGraphNode_t *deps = NULL;
+    const cudaGraphEdgeData *edges = NULL;
+    size_t n = 0;
+    cubind_mock_set_status(cudaSuccess);
+    cubind_mock_expect_begin();
+    cubind_mock_expect_arg(&pout, sizeof pout);
+    cubind_mock_expect_arg(&graph, sizeof graph);
+    cubind_mock_expect_arg(&deps, sizeof deps);
+    cubind_mock_expect_arg(&edges, sizeof edges);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&params, sizeof params);
+    assert_called("cudaGraphAddNode_v2", cubind_runtime_graph_add_node(&out, graph, deps, edges, n, params));
+}
+
 /* CUDA 12.4: cudaGraphNodeParams' child-graph member has no ownership there. */
 static void test_node_params(void **state)
 {
-    cudaGraphNode_t node = HANDLE(cudaGraphNode_t, 19), out, *pout = &out;
+    cudaGraphNode_t node = HANDLE(cudaGraphNode_t, 19), out;
     cudaGraph_t graph = HANDLE(cudaGraph_t, 20);
     cudaGraphExec_t exec = HANDLE(cudaGraphExec_t, 21);
     const cudaGraphNode_t *deps = NULL;
@@ -324,14 +343,7 @@ static void test_node_params(void **state)
     params.graph.graph = graph;
     params.graph.ownership = cudaGraphChildGraphOwnershipClone;
     cubind_mock_set_status(cudaSuccess);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pout, sizeof pout);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&deps, sizeof deps);
-    cubind_mock_expect_arg(&edges, sizeof edges);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&p, sizeof p);
-    assert_called("cudaGraphAddNode_v2", cubind_runtime_graph_add_node(&out, graph, deps, edges, n, p));
+    assert_node_added(graph, p);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&node, sizeof node);
     cubind_mock_expect_arg(&p, sizeof p);
@@ -365,7 +377,7 @@ static void test_node_params(void **state)
  * cudaResourceDesc.res is 56 bytes, 13.0's 128. */
 static void test_not_carried(void **state)
 {
-    cudaGraphNode_t out, *pout = &out;
+    cudaGraphNode_t out;
     cudaGraph_t graph = HANDLE(cudaGraph_t, 22);
     const cudaGraphNode_t *deps = NULL;
     const cudaGraphEdgeData *edges = NULL;
@@ -408,14 +420,7 @@ static void test_not_carried(void **state)
                    "pResDesc->res beyond byte 56 is set, which CUDA 12.4's struct cudaResourceDesc does not have");
     /* usage 0: the allocation node is added through 12.4's cudaGraphAddNode_v2 */
     params.alloc.poolProps.usage = 0;
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pout, sizeof pout);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&deps, sizeof deps);
-    cubind_mock_expect_arg(&edges, sizeof edges);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&p, sizeof p);
-    assert_called("cudaGraphAddNode_v2", cubind_runtime_graph_add_node(&out, graph, deps, edges, n, p));
+    assert_node_added(graph, p);
 }
 
 int main(void)
