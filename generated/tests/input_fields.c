@@ -43,13 +43,13 @@ static void cubind_set_selector(unsigned char *at, size_t size, long long value)
 /* CUDA 12.5, cudaChooseDevice: every part of prop that struct cudaDeviceProp cannot carry zero: called */
 static void test_runtime_3_prop_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -70,13 +70,13 @@ static void test_runtime_3_prop_zero(void **cubind_state)
 /* CUDA 12.5, cudaChooseDevice: prop->deviceNumaConfig set: refused, naming it */
 static void test_runtime_3_prop_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -90,7 +90,7 @@ static void test_runtime_3_prop_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -102,13 +102,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaChooseDevice: prop->deviceNumaId set: refused, naming it */
 static void test_runtime_3_prop_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -122,7 +122,7 @@ static void test_runtime_3_prop_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -134,13 +134,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaChooseDevice: prop->mpsEnabled set: refused, naming it */
 static void test_runtime_3_prop_2(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -154,7 +154,7 @@ static void test_runtime_3_prop_2(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -166,13 +166,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaChooseDevice: prop->hostNumaId set: refused, naming it */
 static void test_runtime_3_prop_3(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -186,7 +186,7 @@ static void test_runtime_3_prop_3(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -198,13 +198,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaChooseDevice: prop->gpuPciDeviceID set: refused, naming it */
 static void test_runtime_3_prop_4(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -218,7 +218,7 @@ static void test_runtime_3_prop_4(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -230,13 +230,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaChooseDevice: prop->gpuPciSubsystemID set: refused, naming it */
 static void test_runtime_3_prop_5(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -250,7 +250,7 @@ static void test_runtime_3_prop_5(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -262,13 +262,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaChooseDevice: prop->hostNumaMultinodeIpcSupported set: refused, naming it */
 static void test_runtime_3_prop_6(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -282,7 +282,7 @@ static void test_runtime_3_prop_6(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -294,13 +294,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaChooseDevice: every part of prop that struct cudaDeviceProp cannot carry zero: called */
 static void test_runtime_4_prop_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -321,13 +321,13 @@ static void test_runtime_4_prop_zero(void **cubind_state)
 /* CUDA 12.4, cudaChooseDevice: prop->deviceNumaConfig set: refused, naming it */
 static void test_runtime_4_prop_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -341,7 +341,7 @@ static void test_runtime_4_prop_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -353,13 +353,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaChooseDevice: prop->deviceNumaId set: refused, naming it */
 static void test_runtime_4_prop_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -373,7 +373,7 @@ static void test_runtime_4_prop_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -385,13 +385,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaChooseDevice: prop->mpsEnabled set: refused, naming it */
 static void test_runtime_4_prop_2(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -405,7 +405,7 @@ static void test_runtime_4_prop_2(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -417,13 +417,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaChooseDevice: prop->hostNumaId set: refused, naming it */
 static void test_runtime_4_prop_3(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -437,7 +437,7 @@ static void test_runtime_4_prop_3(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -449,13 +449,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaChooseDevice: prop->gpuPciDeviceID set: refused, naming it */
 static void test_runtime_4_prop_4(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -469,7 +469,7 @@ static void test_runtime_4_prop_4(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -481,13 +481,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaChooseDevice: prop->gpuPciSubsystemID set: refused, naming it */
 static void test_runtime_4_prop_5(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -501,7 +501,7 @@ static void test_runtime_4_prop_5(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -513,13 +513,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaChooseDevice: prop->hostNumaMultinodeIpcSupported set: refused, naming it */
 static void test_runtime_4_prop_6(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -533,7 +533,7 @@ static void test_runtime_4_prop_6(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -545,13 +545,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: every part of prop that struct cudaDeviceProp cannot carry zero: called */
 static void test_runtime_5_prop_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -572,13 +572,13 @@ static void test_runtime_5_prop_zero(void **cubind_state)
 /* CUDA 11.8, cudaChooseDevice: prop->hostRegisterSupported set: refused, naming it */
 static void test_runtime_5_prop_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -592,7 +592,7 @@ static void test_runtime_5_prop_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -604,13 +604,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->sparseCudaArraySupported set: refused, naming it */
 static void test_runtime_5_prop_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -624,7 +624,7 @@ static void test_runtime_5_prop_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -636,13 +636,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->hostRegisterReadOnlySupported set: refused, naming it */
 static void test_runtime_5_prop_2(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -656,7 +656,7 @@ static void test_runtime_5_prop_2(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -668,13 +668,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->timelineSemaphoreInteropSupported set: refused, naming it */
 static void test_runtime_5_prop_3(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -688,7 +688,7 @@ static void test_runtime_5_prop_3(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -700,13 +700,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->memoryPoolsSupported set: refused, naming it */
 static void test_runtime_5_prop_4(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -720,7 +720,7 @@ static void test_runtime_5_prop_4(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -732,13 +732,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->gpuDirectRDMASupported set: refused, naming it */
 static void test_runtime_5_prop_5(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -752,7 +752,7 @@ static void test_runtime_5_prop_5(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -764,13 +764,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->gpuDirectRDMAFlushWritesOptions set: refused, naming it */
 static void test_runtime_5_prop_6(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -784,7 +784,7 @@ static void test_runtime_5_prop_6(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -796,13 +796,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->gpuDirectRDMAWritesOrdering set: refused, naming it */
 static void test_runtime_5_prop_7(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -816,7 +816,7 @@ static void test_runtime_5_prop_7(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -828,13 +828,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->memoryPoolSupportedHandleTypes set: refused, naming it */
 static void test_runtime_5_prop_8(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -848,7 +848,7 @@ static void test_runtime_5_prop_8(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -860,13 +860,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->deferredMappingCudaArraySupported set: refused, naming it */
 static void test_runtime_5_prop_9(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -880,7 +880,7 @@ static void test_runtime_5_prop_9(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -892,13 +892,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->ipcEventSupported set: refused, naming it */
 static void test_runtime_5_prop_10(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -912,7 +912,7 @@ static void test_runtime_5_prop_10(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -924,13 +924,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->clusterLaunch set: refused, naming it */
 static void test_runtime_5_prop_11(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -944,7 +944,7 @@ static void test_runtime_5_prop_11(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -956,13 +956,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->unifiedFunctionPointers set: refused, naming it */
 static void test_runtime_5_prop_12(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -976,7 +976,7 @@ static void test_runtime_5_prop_12(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -988,13 +988,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->deviceNumaConfig set: refused, naming it */
 static void test_runtime_5_prop_13(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -1008,7 +1008,7 @@ static void test_runtime_5_prop_13(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -1020,13 +1020,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->deviceNumaId set: refused, naming it */
 static void test_runtime_5_prop_14(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -1040,7 +1040,7 @@ static void test_runtime_5_prop_14(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -1052,13 +1052,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->mpsEnabled set: refused, naming it */
 static void test_runtime_5_prop_15(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -1072,7 +1072,7 @@ static void test_runtime_5_prop_15(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -1084,13 +1084,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->hostNumaId set: refused, naming it */
 static void test_runtime_5_prop_16(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -1104,7 +1104,7 @@ static void test_runtime_5_prop_16(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -1116,13 +1116,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->gpuPciDeviceID set: refused, naming it */
 static void test_runtime_5_prop_17(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -1136,7 +1136,7 @@ static void test_runtime_5_prop_17(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -1148,13 +1148,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->gpuPciSubsystemID set: refused, naming it */
 static void test_runtime_5_prop_18(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -1168,7 +1168,7 @@ static void test_runtime_5_prop_18(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -1180,13 +1180,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->hostNumaMultinodeIpcSupported set: refused, naming it */
 static void test_runtime_5_prop_19(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -1200,7 +1200,7 @@ static void test_runtime_5_prop_19(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -1212,13 +1212,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaChooseDevice: prop->reserved set: refused, naming it */
 static void test_runtime_5_prop_20(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     int *device = (int *)(void *)cubind_buffer_0.bytes;
     const struct cudaDeviceProp *prop = (const struct cudaDeviceProp *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -1232,7 +1232,7 @@ static void test_runtime_5_prop_20(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_choose_device(device, prop);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaChooseDevice");
@@ -1244,13 +1244,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaImportExternalMemory: every part of memHandleDesc that struct cudaExternalMemoryHandleDesc cannot carry zero: called */
 static void test_runtime_8_memHandleDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaExternalMemory_t *extMem_out = (cudaExternalMemory_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaExternalMemoryHandleDesc *memHandleDesc = (const struct cudaExternalMemoryHandleDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -1271,13 +1271,13 @@ static void test_runtime_8_memHandleDesc_zero(void **cubind_state)
 /* CUDA 12.5, cudaImportExternalMemory: memHandleDesc->reserved set: refused, naming it */
 static void test_runtime_8_memHandleDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaExternalMemory_t *extMem_out = (cudaExternalMemory_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaExternalMemoryHandleDesc *memHandleDesc = (const struct cudaExternalMemoryHandleDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -1291,7 +1291,7 @@ static void test_runtime_8_memHandleDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_import_external_memory(extMem_out, memHandleDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaImportExternalMemory");
@@ -1303,13 +1303,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaImportExternalMemory: every part of memHandleDesc that struct cudaExternalMemoryHandleDesc cannot carry zero: called */
 static void test_runtime_9_memHandleDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaExternalMemory_t *extMem_out = (cudaExternalMemory_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaExternalMemoryHandleDesc *memHandleDesc = (const struct cudaExternalMemoryHandleDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -1330,13 +1330,13 @@ static void test_runtime_9_memHandleDesc_zero(void **cubind_state)
 /* CUDA 12.4, cudaImportExternalMemory: memHandleDesc->reserved set: refused, naming it */
 static void test_runtime_9_memHandleDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaExternalMemory_t *extMem_out = (cudaExternalMemory_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaExternalMemoryHandleDesc *memHandleDesc = (const struct cudaExternalMemoryHandleDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -1350,7 +1350,7 @@ static void test_runtime_9_memHandleDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_import_external_memory(extMem_out, memHandleDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaImportExternalMemory");
@@ -1362,13 +1362,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaImportExternalMemory: every part of memHandleDesc that struct cudaExternalMemoryHandleDesc cannot carry zero: called */
 static void test_runtime_10_memHandleDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaExternalMemory_t *extMem_out = (cudaExternalMemory_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaExternalMemoryHandleDesc *memHandleDesc = (const struct cudaExternalMemoryHandleDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -1389,13 +1389,13 @@ static void test_runtime_10_memHandleDesc_zero(void **cubind_state)
 /* CUDA 11.8, cudaImportExternalMemory: memHandleDesc->reserved set: refused, naming it */
 static void test_runtime_10_memHandleDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaExternalMemory_t *extMem_out = (cudaExternalMemory_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaExternalMemoryHandleDesc *memHandleDesc = (const struct cudaExternalMemoryHandleDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -1409,7 +1409,7 @@ static void test_runtime_10_memHandleDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_import_external_memory(extMem_out, memHandleDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaImportExternalMemory");
@@ -1421,16 +1421,16 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaExternalMemoryGetMappedBuffer: every part of bufferDesc that struct cudaExternalMemoryBufferDesc cannot carry zero: called */
 static void test_runtime_11_bufferDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     void **devPtr = (void **)(void *)cubind_buffer_0.bytes;
     cudaExternalMemory_t extMem = (cudaExternalMemory_t)(void *)cubind_buffer_1.bytes;
     const struct cudaExternalMemoryBufferDesc *bufferDesc = (const struct cudaExternalMemoryBufferDesc *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -1453,16 +1453,16 @@ static void test_runtime_11_bufferDesc_zero(void **cubind_state)
 /* CUDA 12.5, cudaExternalMemoryGetMappedBuffer: bufferDesc->reserved set: refused, naming it */
 static void test_runtime_11_bufferDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     void **devPtr = (void **)(void *)cubind_buffer_0.bytes;
     cudaExternalMemory_t extMem = (cudaExternalMemory_t)(void *)cubind_buffer_1.bytes;
     const struct cudaExternalMemoryBufferDesc *bufferDesc = (const struct cudaExternalMemoryBufferDesc *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -1478,7 +1478,7 @@ static void test_runtime_11_bufferDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_external_memory_get_mapped_buffer(devPtr, extMem, bufferDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaExternalMemoryGetMappedBuffer");
@@ -1491,16 +1491,16 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaExternalMemoryGetMappedBuffer: every part of bufferDesc that struct cudaExternalMemoryBufferDesc cannot carry zero: called */
 static void test_runtime_12_bufferDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     void **devPtr = (void **)(void *)cubind_buffer_0.bytes;
     cudaExternalMemory_t extMem = (cudaExternalMemory_t)(void *)cubind_buffer_1.bytes;
     const struct cudaExternalMemoryBufferDesc *bufferDesc = (const struct cudaExternalMemoryBufferDesc *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -1523,16 +1523,16 @@ static void test_runtime_12_bufferDesc_zero(void **cubind_state)
 /* CUDA 12.4, cudaExternalMemoryGetMappedBuffer: bufferDesc->reserved set: refused, naming it */
 static void test_runtime_12_bufferDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     void **devPtr = (void **)(void *)cubind_buffer_0.bytes;
     cudaExternalMemory_t extMem = (cudaExternalMemory_t)(void *)cubind_buffer_1.bytes;
     const struct cudaExternalMemoryBufferDesc *bufferDesc = (const struct cudaExternalMemoryBufferDesc *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -1548,7 +1548,7 @@ static void test_runtime_12_bufferDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_external_memory_get_mapped_buffer(devPtr, extMem, bufferDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaExternalMemoryGetMappedBuffer");
@@ -1561,16 +1561,16 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaExternalMemoryGetMappedBuffer: every part of bufferDesc that struct cudaExternalMemoryBufferDesc cannot carry zero: called */
 static void test_runtime_13_bufferDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     void **devPtr = (void **)(void *)cubind_buffer_0.bytes;
     cudaExternalMemory_t extMem = (cudaExternalMemory_t)(void *)cubind_buffer_1.bytes;
     const struct cudaExternalMemoryBufferDesc *bufferDesc = (const struct cudaExternalMemoryBufferDesc *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -1593,16 +1593,16 @@ static void test_runtime_13_bufferDesc_zero(void **cubind_state)
 /* CUDA 11.8, cudaExternalMemoryGetMappedBuffer: bufferDesc->reserved set: refused, naming it */
 static void test_runtime_13_bufferDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     void **devPtr = (void **)(void *)cubind_buffer_0.bytes;
     cudaExternalMemory_t extMem = (cudaExternalMemory_t)(void *)cubind_buffer_1.bytes;
     const struct cudaExternalMemoryBufferDesc *bufferDesc = (const struct cudaExternalMemoryBufferDesc *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -1618,7 +1618,7 @@ static void test_runtime_13_bufferDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_external_memory_get_mapped_buffer(devPtr, extMem, bufferDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaExternalMemoryGetMappedBuffer");
@@ -1631,16 +1631,16 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaExternalMemoryGetMappedMipmappedArray: every part of mipmapDesc that struct cudaExternalMemoryMipmappedArrayDesc cannot carry zero: called */
 static void test_runtime_14_mipmapDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaMipmappedArray_t *mipmap = (cudaMipmappedArray_t *)(void *)cubind_buffer_0.bytes;
     cudaExternalMemory_t extMem = (cudaExternalMemory_t)(void *)cubind_buffer_1.bytes;
     const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc = (const struct cudaExternalMemoryMipmappedArrayDesc *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -1663,16 +1663,16 @@ static void test_runtime_14_mipmapDesc_zero(void **cubind_state)
 /* CUDA 12.5, cudaExternalMemoryGetMappedMipmappedArray: mipmapDesc->reserved set: refused, naming it */
 static void test_runtime_14_mipmapDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaMipmappedArray_t *mipmap = (cudaMipmappedArray_t *)(void *)cubind_buffer_0.bytes;
     cudaExternalMemory_t extMem = (cudaExternalMemory_t)(void *)cubind_buffer_1.bytes;
     const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc = (const struct cudaExternalMemoryMipmappedArrayDesc *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -1688,7 +1688,7 @@ static void test_runtime_14_mipmapDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_external_memory_get_mapped_mipmapped_array(mipmap, extMem, mipmapDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaExternalMemoryGetMappedMipmappedArray");
@@ -1701,16 +1701,16 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaExternalMemoryGetMappedMipmappedArray: every part of mipmapDesc that struct cudaExternalMemoryMipmappedArrayDesc cannot carry zero: called */
 static void test_runtime_15_mipmapDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaMipmappedArray_t *mipmap = (cudaMipmappedArray_t *)(void *)cubind_buffer_0.bytes;
     cudaExternalMemory_t extMem = (cudaExternalMemory_t)(void *)cubind_buffer_1.bytes;
     const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc = (const struct cudaExternalMemoryMipmappedArrayDesc *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -1733,16 +1733,16 @@ static void test_runtime_15_mipmapDesc_zero(void **cubind_state)
 /* CUDA 12.4, cudaExternalMemoryGetMappedMipmappedArray: mipmapDesc->reserved set: refused, naming it */
 static void test_runtime_15_mipmapDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaMipmappedArray_t *mipmap = (cudaMipmappedArray_t *)(void *)cubind_buffer_0.bytes;
     cudaExternalMemory_t extMem = (cudaExternalMemory_t)(void *)cubind_buffer_1.bytes;
     const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc = (const struct cudaExternalMemoryMipmappedArrayDesc *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -1758,7 +1758,7 @@ static void test_runtime_15_mipmapDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_external_memory_get_mapped_mipmapped_array(mipmap, extMem, mipmapDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaExternalMemoryGetMappedMipmappedArray");
@@ -1771,16 +1771,16 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaExternalMemoryGetMappedMipmappedArray: every part of mipmapDesc that struct cudaExternalMemoryMipmappedArrayDesc cannot carry zero: called */
 static void test_runtime_16_mipmapDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaMipmappedArray_t *mipmap = (cudaMipmappedArray_t *)(void *)cubind_buffer_0.bytes;
     cudaExternalMemory_t extMem = (cudaExternalMemory_t)(void *)cubind_buffer_1.bytes;
     const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc = (const struct cudaExternalMemoryMipmappedArrayDesc *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -1803,16 +1803,16 @@ static void test_runtime_16_mipmapDesc_zero(void **cubind_state)
 /* CUDA 11.8, cudaExternalMemoryGetMappedMipmappedArray: mipmapDesc->reserved set: refused, naming it */
 static void test_runtime_16_mipmapDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaMipmappedArray_t *mipmap = (cudaMipmappedArray_t *)(void *)cubind_buffer_0.bytes;
     cudaExternalMemory_t extMem = (cudaExternalMemory_t)(void *)cubind_buffer_1.bytes;
     const struct cudaExternalMemoryMipmappedArrayDesc *mipmapDesc = (const struct cudaExternalMemoryMipmappedArrayDesc *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -1828,7 +1828,7 @@ static void test_runtime_16_mipmapDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_external_memory_get_mapped_mipmapped_array(mipmap, extMem, mipmapDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaExternalMemoryGetMappedMipmappedArray");
@@ -1841,13 +1841,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaImportExternalSemaphore: every part of semHandleDesc that struct cudaExternalSemaphoreHandleDesc cannot carry zero: called */
 static void test_runtime_17_semHandleDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaExternalSemaphore_t *extSem_out = (cudaExternalSemaphore_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaExternalSemaphoreHandleDesc *semHandleDesc = (const struct cudaExternalSemaphoreHandleDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -1868,13 +1868,13 @@ static void test_runtime_17_semHandleDesc_zero(void **cubind_state)
 /* CUDA 12.5, cudaImportExternalSemaphore: semHandleDesc->reserved set: refused, naming it */
 static void test_runtime_17_semHandleDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaExternalSemaphore_t *extSem_out = (cudaExternalSemaphore_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaExternalSemaphoreHandleDesc *semHandleDesc = (const struct cudaExternalSemaphoreHandleDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -1888,7 +1888,7 @@ static void test_runtime_17_semHandleDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_import_external_semaphore(extSem_out, semHandleDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaImportExternalSemaphore");
@@ -1900,13 +1900,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaImportExternalSemaphore: every part of semHandleDesc that struct cudaExternalSemaphoreHandleDesc cannot carry zero: called */
 static void test_runtime_18_semHandleDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaExternalSemaphore_t *extSem_out = (cudaExternalSemaphore_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaExternalSemaphoreHandleDesc *semHandleDesc = (const struct cudaExternalSemaphoreHandleDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -1927,13 +1927,13 @@ static void test_runtime_18_semHandleDesc_zero(void **cubind_state)
 /* CUDA 12.4, cudaImportExternalSemaphore: semHandleDesc->reserved set: refused, naming it */
 static void test_runtime_18_semHandleDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaExternalSemaphore_t *extSem_out = (cudaExternalSemaphore_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaExternalSemaphoreHandleDesc *semHandleDesc = (const struct cudaExternalSemaphoreHandleDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -1947,7 +1947,7 @@ static void test_runtime_18_semHandleDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_import_external_semaphore(extSem_out, semHandleDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaImportExternalSemaphore");
@@ -1959,13 +1959,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaImportExternalSemaphore: every part of semHandleDesc that struct cudaExternalSemaphoreHandleDesc cannot carry zero: called */
 static void test_runtime_19_semHandleDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaExternalSemaphore_t *extSem_out = (cudaExternalSemaphore_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaExternalSemaphoreHandleDesc *semHandleDesc = (const struct cudaExternalSemaphoreHandleDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -1986,13 +1986,13 @@ static void test_runtime_19_semHandleDesc_zero(void **cubind_state)
 /* CUDA 11.8, cudaImportExternalSemaphore: semHandleDesc->reserved set: refused, naming it */
 static void test_runtime_19_semHandleDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaExternalSemaphore_t *extSem_out = (cudaExternalSemaphore_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaExternalSemaphoreHandleDesc *semHandleDesc = (const struct cudaExternalSemaphoreHandleDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -2006,7 +2006,7 @@ static void test_runtime_19_semHandleDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_import_external_semaphore(extSem_out, semHandleDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaImportExternalSemaphore");
@@ -2018,13 +2018,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaMemPoolCreate: every part of poolProps that struct cudaMemPoolProps cannot carry zero: called */
 static void test_runtime_23_poolProps_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaMemPool_t *memPool = (cudaMemPool_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaMemPoolProps *poolProps = (const struct cudaMemPoolProps *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -2045,13 +2045,13 @@ static void test_runtime_23_poolProps_zero(void **cubind_state)
 /* CUDA 12.5, cudaMemPoolCreate: poolProps->usage set: refused, naming it */
 static void test_runtime_23_poolProps_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaMemPool_t *memPool = (cudaMemPool_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaMemPoolProps *poolProps = (const struct cudaMemPoolProps *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -2065,7 +2065,7 @@ static void test_runtime_23_poolProps_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_mem_pool_create(memPool, poolProps);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaMemPoolCreate");
@@ -2077,13 +2077,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaMemPoolCreate: every part of poolProps that struct cudaMemPoolProps cannot carry zero: called */
 static void test_runtime_24_poolProps_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaMemPool_t *memPool = (cudaMemPool_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaMemPoolProps *poolProps = (const struct cudaMemPoolProps *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -2104,13 +2104,13 @@ static void test_runtime_24_poolProps_zero(void **cubind_state)
 /* CUDA 12.4, cudaMemPoolCreate: poolProps->usage set: refused, naming it */
 static void test_runtime_24_poolProps_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaMemPool_t *memPool = (cudaMemPool_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaMemPoolProps *poolProps = (const struct cudaMemPoolProps *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -2124,7 +2124,7 @@ static void test_runtime_24_poolProps_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_mem_pool_create(memPool, poolProps);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaMemPoolCreate");
@@ -2136,13 +2136,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaMemPoolCreate: every part of poolProps that struct cudaMemPoolProps cannot carry zero: called */
 static void test_runtime_25_poolProps_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaMemPool_t *memPool = (cudaMemPool_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaMemPoolProps *poolProps = (const struct cudaMemPoolProps *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -2163,13 +2163,13 @@ static void test_runtime_25_poolProps_zero(void **cubind_state)
 /* CUDA 11.8, cudaMemPoolCreate: poolProps->maxSize set: refused, naming it */
 static void test_runtime_25_poolProps_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaMemPool_t *memPool = (cudaMemPool_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaMemPoolProps *poolProps = (const struct cudaMemPoolProps *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -2183,7 +2183,7 @@ static void test_runtime_25_poolProps_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_mem_pool_create(memPool, poolProps);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaMemPoolCreate");
@@ -2195,13 +2195,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaMemPoolCreate: poolProps->usage set: refused, naming it */
 static void test_runtime_25_poolProps_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaMemPool_t *memPool = (cudaMemPool_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaMemPoolProps *poolProps = (const struct cudaMemPoolProps *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -2215,7 +2215,7 @@ static void test_runtime_25_poolProps_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_mem_pool_create(memPool, poolProps);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaMemPoolCreate");
@@ -2227,19 +2227,19 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaCreateTextureObject: every part of pResDesc that struct cudaResourceDesc cannot carry zero: called */
 static void test_runtime_29_pResDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -2264,19 +2264,19 @@ static void test_runtime_29_pResDesc_zero(void **cubind_state)
 /* CUDA 12.5, cudaCreateTextureObject: pResDesc->res beyond byte 56 set: refused, naming it */
 static void test_runtime_29_pResDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -2294,7 +2294,7 @@ static void test_runtime_29_pResDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateTextureObject");
@@ -2308,19 +2308,19 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaCreateTextureObject: pResDesc->flags set: refused, naming it */
 static void test_runtime_29_pResDesc_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -2338,7 +2338,7 @@ static void test_runtime_29_pResDesc_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateTextureObject");
@@ -2352,19 +2352,19 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaCreateTextureObject: every part of pResViewDesc that struct cudaResourceViewDesc cannot carry zero: called */
 static void test_runtime_29_pResViewDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -2389,19 +2389,19 @@ static void test_runtime_29_pResViewDesc_zero(void **cubind_state)
 /* CUDA 12.5, cudaCreateTextureObject: pResViewDesc->reserved set: refused, naming it */
 static void test_runtime_29_pResViewDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -2419,7 +2419,7 @@ static void test_runtime_29_pResViewDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateTextureObject");
@@ -2433,19 +2433,19 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaCreateTextureObject: every part of pResDesc that struct cudaResourceDesc cannot carry zero: called */
 static void test_runtime_30_pResDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -2470,19 +2470,19 @@ static void test_runtime_30_pResDesc_zero(void **cubind_state)
 /* CUDA 12.4, cudaCreateTextureObject: pResDesc->res beyond byte 56 set: refused, naming it */
 static void test_runtime_30_pResDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -2500,7 +2500,7 @@ static void test_runtime_30_pResDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateTextureObject");
@@ -2514,19 +2514,19 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaCreateTextureObject: pResDesc->flags set: refused, naming it */
 static void test_runtime_30_pResDesc_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -2544,7 +2544,7 @@ static void test_runtime_30_pResDesc_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateTextureObject");
@@ -2558,19 +2558,19 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaCreateTextureObject: every part of pResViewDesc that struct cudaResourceViewDesc cannot carry zero: called */
 static void test_runtime_30_pResViewDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -2595,19 +2595,19 @@ static void test_runtime_30_pResViewDesc_zero(void **cubind_state)
 /* CUDA 12.4, cudaCreateTextureObject: pResViewDesc->reserved set: refused, naming it */
 static void test_runtime_30_pResViewDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -2625,7 +2625,7 @@ static void test_runtime_30_pResViewDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateTextureObject");
@@ -2639,19 +2639,19 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaCreateTextureObject: every part of pResDesc that struct cudaResourceDesc cannot carry zero: called */
 static void test_runtime_31_pResDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -2676,19 +2676,19 @@ static void test_runtime_31_pResDesc_zero(void **cubind_state)
 /* CUDA 11.8, cudaCreateTextureObject: pResDesc->res beyond byte 56 set: refused, naming it */
 static void test_runtime_31_pResDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -2706,7 +2706,7 @@ static void test_runtime_31_pResDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateTextureObject");
@@ -2720,19 +2720,19 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaCreateTextureObject: pResDesc->flags set: refused, naming it */
 static void test_runtime_31_pResDesc_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -2750,7 +2750,7 @@ static void test_runtime_31_pResDesc_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateTextureObject");
@@ -2764,19 +2764,19 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaCreateTextureObject: every part of pTexDesc that struct cudaTextureDesc cannot carry zero: called */
 static void test_runtime_31_pTexDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -2801,19 +2801,19 @@ static void test_runtime_31_pTexDesc_zero(void **cubind_state)
 /* CUDA 11.8, cudaCreateTextureObject: pTexDesc->seamlessCubemap set: refused, naming it */
 static void test_runtime_31_pTexDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -2831,7 +2831,7 @@ static void test_runtime_31_pTexDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateTextureObject");
@@ -2845,19 +2845,19 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaCreateTextureObject: every part of pResViewDesc that struct cudaResourceViewDesc cannot carry zero: called */
 static void test_runtime_31_pResViewDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -2882,19 +2882,19 @@ static void test_runtime_31_pResViewDesc_zero(void **cubind_state)
 /* CUDA 11.8, cudaCreateTextureObject: pResViewDesc->reserved set: refused, naming it */
 static void test_runtime_31_pResViewDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
     cudaTextureObject_t *pTexObject = (cudaTextureObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
     const struct cudaTextureDesc *pTexDesc = (const struct cudaTextureDesc *)(void *)cubind_buffer_2.bytes;
     const struct cudaResourceViewDesc *pResViewDesc = (const struct cudaResourceViewDesc *)(void *)cubind_buffer_3.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -2912,7 +2912,7 @@ static void test_runtime_31_pResViewDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_texture_object(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateTextureObject");
@@ -2926,13 +2926,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaCreateSurfaceObject: every part of pResDesc that struct cudaResourceDesc cannot carry zero: called */
 static void test_runtime_39_pResDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaSurfaceObject_t *pSurfObject = (cudaSurfaceObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -2953,13 +2953,13 @@ static void test_runtime_39_pResDesc_zero(void **cubind_state)
 /* CUDA 12.5, cudaCreateSurfaceObject: pResDesc->res beyond byte 56 set: refused, naming it */
 static void test_runtime_39_pResDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaSurfaceObject_t *pSurfObject = (cudaSurfaceObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -2973,7 +2973,7 @@ static void test_runtime_39_pResDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_surface_object(pSurfObject, pResDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateSurfaceObject");
@@ -2985,13 +2985,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaCreateSurfaceObject: pResDesc->flags set: refused, naming it */
 static void test_runtime_39_pResDesc_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaSurfaceObject_t *pSurfObject = (cudaSurfaceObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -3005,7 +3005,7 @@ static void test_runtime_39_pResDesc_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_surface_object(pSurfObject, pResDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateSurfaceObject");
@@ -3017,13 +3017,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaCreateSurfaceObject: every part of pResDesc that struct cudaResourceDesc cannot carry zero: called */
 static void test_runtime_40_pResDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaSurfaceObject_t *pSurfObject = (cudaSurfaceObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -3044,13 +3044,13 @@ static void test_runtime_40_pResDesc_zero(void **cubind_state)
 /* CUDA 12.4, cudaCreateSurfaceObject: pResDesc->res beyond byte 56 set: refused, naming it */
 static void test_runtime_40_pResDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaSurfaceObject_t *pSurfObject = (cudaSurfaceObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -3064,7 +3064,7 @@ static void test_runtime_40_pResDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_surface_object(pSurfObject, pResDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateSurfaceObject");
@@ -3076,13 +3076,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaCreateSurfaceObject: pResDesc->flags set: refused, naming it */
 static void test_runtime_40_pResDesc_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaSurfaceObject_t *pSurfObject = (cudaSurfaceObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -3096,7 +3096,7 @@ static void test_runtime_40_pResDesc_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_surface_object(pSurfObject, pResDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateSurfaceObject");
@@ -3108,13 +3108,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaCreateSurfaceObject: every part of pResDesc that struct cudaResourceDesc cannot carry zero: called */
 static void test_runtime_41_pResDesc_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaSurfaceObject_t *pSurfObject = (cudaSurfaceObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -3135,13 +3135,13 @@ static void test_runtime_41_pResDesc_zero(void **cubind_state)
 /* CUDA 11.8, cudaCreateSurfaceObject: pResDesc->res beyond byte 56 set: refused, naming it */
 static void test_runtime_41_pResDesc_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaSurfaceObject_t *pSurfObject = (cudaSurfaceObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -3155,7 +3155,7 @@ static void test_runtime_41_pResDesc_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_surface_object(pSurfObject, pResDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateSurfaceObject");
@@ -3167,13 +3167,13 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaCreateSurfaceObject: pResDesc->flags set: refused, naming it */
 static void test_runtime_41_pResDesc_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaSurfaceObject_t *pSurfObject = (cudaSurfaceObject_t *)(void *)cubind_buffer_0.bytes;
     const struct cudaResourceDesc *pResDesc = (const struct cudaResourceDesc *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -3187,7 +3187,7 @@ static void test_runtime_41_pResDesc_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_create_surface_object(pSurfObject, pResDesc);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaCreateSurfaceObject");
@@ -3199,20 +3199,20 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaGraphAddMemAllocNode: every part of nodeParams that struct cudaMemAllocNodeParams cannot carry zero: called */
 static void test_runtime_45_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaMemAllocNodeParams *nodeParams = (struct cudaMemAllocNodeParams *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -3237,20 +3237,20 @@ static void test_runtime_45_nodeParams_zero(void **cubind_state)
 /* CUDA 12.5, cudaGraphAddMemAllocNode: nodeParams->poolProps.usage set: refused, naming it */
 static void test_runtime_45_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaMemAllocNodeParams *nodeParams = (struct cudaMemAllocNodeParams *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -3268,7 +3268,7 @@ static void test_runtime_45_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_add_mem_alloc_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphAddMemAllocNode");
@@ -3282,20 +3282,20 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaGraphAddMemAllocNode: every part of nodeParams that struct cudaMemAllocNodeParams cannot carry zero: called */
 static void test_runtime_46_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaMemAllocNodeParams *nodeParams = (struct cudaMemAllocNodeParams *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -3320,20 +3320,20 @@ static void test_runtime_46_nodeParams_zero(void **cubind_state)
 /* CUDA 12.4, cudaGraphAddMemAllocNode: nodeParams->poolProps.usage set: refused, naming it */
 static void test_runtime_46_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaMemAllocNodeParams *nodeParams = (struct cudaMemAllocNodeParams *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -3351,7 +3351,7 @@ static void test_runtime_46_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_add_mem_alloc_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphAddMemAllocNode");
@@ -3365,20 +3365,20 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaGraphAddMemAllocNode: every part of nodeParams that struct cudaMemAllocNodeParams cannot carry zero: called */
 static void test_runtime_47_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaMemAllocNodeParams *nodeParams = (struct cudaMemAllocNodeParams *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -3403,20 +3403,20 @@ static void test_runtime_47_nodeParams_zero(void **cubind_state)
 /* CUDA 11.8, cudaGraphAddMemAllocNode: nodeParams->poolProps.maxSize set: refused, naming it */
 static void test_runtime_47_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaMemAllocNodeParams *nodeParams = (struct cudaMemAllocNodeParams *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -3434,7 +3434,7 @@ static void test_runtime_47_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_add_mem_alloc_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphAddMemAllocNode");
@@ -3448,20 +3448,20 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 11.8, cudaGraphAddMemAllocNode: nodeParams->poolProps.usage set: refused, naming it */
 static void test_runtime_47_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaMemAllocNodeParams *nodeParams = (struct cudaMemAllocNodeParams *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -3479,7 +3479,7 @@ static void test_runtime_47_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_add_mem_alloc_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphAddMemAllocNode");
@@ -3493,23 +3493,23 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaGraphAddNode: every part of nodeParams that struct cudaGraphNodeParams cannot carry zero: called */
 static void test_runtime_58_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     const cudaGraphEdgeData *dependencyData = (const cudaGraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -3536,23 +3536,23 @@ static void test_runtime_58_nodeParams_zero(void **cubind_state)
 /* CUDA 12.5, cudaGraphAddNode: nodeParams->graph.ownership set while type is cudaGraphNodeTypeGraph: refused, naming it */
 static void test_runtime_58_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     const cudaGraphEdgeData *dependencyData = (const cudaGraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -3573,7 +3573,7 @@ static void test_runtime_58_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_add_node(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphAddNode");
@@ -3588,23 +3588,23 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaGraphAddNode: the bytes of nodeParams->graph.ownership set while type is cudaGraphNodeTypeMemAlloc: another member's, called */
 static void test_runtime_58_nodeParams_0_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     const cudaGraphEdgeData *dependencyData = (const cudaGraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -3614,7 +3614,7 @@ static void test_runtime_58_nodeParams_0_other_member(void **cubind_state)
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
     memset(cubind_buffer_5.bytes, 0, sizeof cubind_buffer_5.bytes);
-cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)cudaGraphNodeTypeMemAlloc);
+    cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)cudaGraphNodeTypeMemAlloc);
     cubind_buffer_5.bytes[27] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -3633,23 +3633,23 @@ cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)cudaGraphNodeTypeMe
 /* CUDA 12.5, cudaGraphAddNode: nodeParams->alloc.poolProps.usage set while type is cudaGraphNodeTypeMemAlloc: refused, naming it */
 static void test_runtime_58_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     const cudaGraphEdgeData *dependencyData = (const cudaGraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -3670,7 +3670,7 @@ static void test_runtime_58_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_add_node(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphAddNode");
@@ -3685,23 +3685,23 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaGraphAddNode: the bytes of nodeParams->alloc.poolProps.usage set while type is cudaGraphNodeTypeGraph: another member's, called */
 static void test_runtime_58_nodeParams_1_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     const cudaGraphEdgeData *dependencyData = (const cudaGraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -3711,7 +3711,7 @@ static void test_runtime_58_nodeParams_1_other_member(void **cubind_state)
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
     memset(cubind_buffer_5.bytes, 0, sizeof cubind_buffer_5.bytes);
-cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)cudaGraphNodeTypeGraph);
+    cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)cudaGraphNodeTypeGraph);
     cubind_buffer_5.bytes[49] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -3730,23 +3730,23 @@ cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)cudaGraphNodeTypeGr
 /* CUDA 12.4, cudaGraphAddNode: every part of nodeParams that struct cudaGraphNodeParams cannot carry zero: called */
 static void test_runtime_59_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     const cudaGraphEdgeData *dependencyData = (const cudaGraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -3773,23 +3773,23 @@ static void test_runtime_59_nodeParams_zero(void **cubind_state)
 /* CUDA 12.4, cudaGraphAddNode: nodeParams->graph.ownership set while type is cudaGraphNodeTypeGraph: refused, naming it */
 static void test_runtime_59_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     const cudaGraphEdgeData *dependencyData = (const cudaGraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -3810,7 +3810,7 @@ static void test_runtime_59_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_add_node(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphAddNode");
@@ -3825,23 +3825,23 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaGraphAddNode: the bytes of nodeParams->graph.ownership set while type is cudaGraphNodeTypeMemAlloc: another member's, called */
 static void test_runtime_59_nodeParams_0_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     const cudaGraphEdgeData *dependencyData = (const cudaGraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -3851,7 +3851,7 @@ static void test_runtime_59_nodeParams_0_other_member(void **cubind_state)
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
     memset(cubind_buffer_5.bytes, 0, sizeof cubind_buffer_5.bytes);
-cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)cudaGraphNodeTypeMemAlloc);
+    cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)cudaGraphNodeTypeMemAlloc);
     cubind_buffer_5.bytes[27] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -3870,23 +3870,23 @@ cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)cudaGraphNodeTypeMe
 /* CUDA 12.4, cudaGraphAddNode: nodeParams->alloc.poolProps.usage set while type is cudaGraphNodeTypeMemAlloc: refused, naming it */
 static void test_runtime_59_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     const cudaGraphEdgeData *dependencyData = (const cudaGraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -3907,7 +3907,7 @@ static void test_runtime_59_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_add_node(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphAddNode");
@@ -3922,23 +3922,23 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaGraphAddNode: the bytes of nodeParams->alloc.poolProps.usage set while type is cudaGraphNodeTypeGraph: another member's, called */
 static void test_runtime_59_nodeParams_1_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     cudaGraphNode_t *pGraphNode = (cudaGraphNode_t *)(void *)cubind_buffer_0.bytes;
     cudaGraph_t graph = (cudaGraph_t)(void *)cubind_buffer_1.bytes;
     const cudaGraphNode_t *pDependencies = (const cudaGraphNode_t *)(void *)cubind_buffer_2.bytes;
     const cudaGraphEdgeData *dependencyData = (const cudaGraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -3948,7 +3948,7 @@ static void test_runtime_59_nodeParams_1_other_member(void **cubind_state)
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
     memset(cubind_buffer_5.bytes, 0, sizeof cubind_buffer_5.bytes);
-cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)cudaGraphNodeTypeGraph);
+    cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)cudaGraphNodeTypeGraph);
     cubind_buffer_5.bytes[49] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -3967,13 +3967,13 @@ cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)cudaGraphNodeTypeGr
 /* CUDA 12.5, cudaGraphNodeSetParams: every part of nodeParams that struct cudaGraphNodeParams cannot carry zero: called */
 static void test_runtime_60_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_0.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -3994,13 +3994,13 @@ static void test_runtime_60_nodeParams_zero(void **cubind_state)
 /* CUDA 12.5, cudaGraphNodeSetParams: nodeParams->graph.ownership set while type is cudaGraphNodeTypeGraph: refused, naming it */
 static void test_runtime_60_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_0.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -4015,7 +4015,7 @@ static void test_runtime_60_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_node_set_params(node, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphNodeSetParams");
@@ -4027,20 +4027,20 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaGraphNodeSetParams: the bytes of nodeParams->graph.ownership set while type is cudaGraphNodeTypeMemAlloc: another member's, called */
 static void test_runtime_60_nodeParams_0_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_0.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)cudaGraphNodeTypeMemAlloc);
+    cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)cudaGraphNodeTypeMemAlloc);
     cubind_buffer_1.bytes[27] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -4056,13 +4056,13 @@ cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)cudaGraphNodeTypeMe
 /* CUDA 12.5, cudaGraphNodeSetParams: nodeParams->alloc.poolProps.usage set while type is cudaGraphNodeTypeMemAlloc: refused, naming it */
 static void test_runtime_60_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_0.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -4077,7 +4077,7 @@ static void test_runtime_60_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_node_set_params(node, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphNodeSetParams");
@@ -4089,20 +4089,20 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaGraphNodeSetParams: the bytes of nodeParams->alloc.poolProps.usage set while type is cudaGraphNodeTypeGraph: another member's, called */
 static void test_runtime_60_nodeParams_1_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_0.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)cudaGraphNodeTypeGraph);
+    cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)cudaGraphNodeTypeGraph);
     cubind_buffer_1.bytes[49] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -4118,13 +4118,13 @@ cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)cudaGraphNodeTypeGr
 /* CUDA 12.4, cudaGraphNodeSetParams: every part of nodeParams that struct cudaGraphNodeParams cannot carry zero: called */
 static void test_runtime_61_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_0.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -4145,13 +4145,13 @@ static void test_runtime_61_nodeParams_zero(void **cubind_state)
 /* CUDA 12.4, cudaGraphNodeSetParams: nodeParams->graph.ownership set while type is cudaGraphNodeTypeGraph: refused, naming it */
 static void test_runtime_61_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_0.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -4166,7 +4166,7 @@ static void test_runtime_61_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_node_set_params(node, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphNodeSetParams");
@@ -4178,20 +4178,20 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaGraphNodeSetParams: the bytes of nodeParams->graph.ownership set while type is cudaGraphNodeTypeMemAlloc: another member's, called */
 static void test_runtime_61_nodeParams_0_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_0.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)cudaGraphNodeTypeMemAlloc);
+    cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)cudaGraphNodeTypeMemAlloc);
     cubind_buffer_1.bytes[27] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -4207,13 +4207,13 @@ cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)cudaGraphNodeTypeMe
 /* CUDA 12.4, cudaGraphNodeSetParams: nodeParams->alloc.poolProps.usage set while type is cudaGraphNodeTypeMemAlloc: refused, naming it */
 static void test_runtime_61_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_0.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -4228,7 +4228,7 @@ static void test_runtime_61_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_node_set_params(node, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphNodeSetParams");
@@ -4240,20 +4240,20 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaGraphNodeSetParams: the bytes of nodeParams->alloc.poolProps.usage set while type is cudaGraphNodeTypeGraph: another member's, called */
 static void test_runtime_61_nodeParams_1_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_0.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)cudaGraphNodeTypeGraph);
+    cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)cudaGraphNodeTypeGraph);
     cubind_buffer_1.bytes[49] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -4269,16 +4269,16 @@ cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)cudaGraphNodeTypeGr
 /* CUDA 12.5, cudaGraphExecNodeSetParams: every part of nodeParams that struct cudaGraphNodeParams cannot carry zero: called */
 static void test_runtime_62_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(void *)cubind_buffer_0.bytes;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_1.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -4301,16 +4301,16 @@ static void test_runtime_62_nodeParams_zero(void **cubind_state)
 /* CUDA 12.5, cudaGraphExecNodeSetParams: nodeParams->graph.ownership set while type is cudaGraphNodeTypeGraph: refused, naming it */
 static void test_runtime_62_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(void *)cubind_buffer_0.bytes;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_1.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -4327,7 +4327,7 @@ static void test_runtime_62_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_exec_node_set_params(graphExec, node, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphExecNodeSetParams");
@@ -4340,16 +4340,16 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaGraphExecNodeSetParams: the bytes of nodeParams->graph.ownership set while type is cudaGraphNodeTypeMemAlloc: another member's, called */
 static void test_runtime_62_nodeParams_0_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(void *)cubind_buffer_0.bytes;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_1.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -4357,7 +4357,7 @@ static void test_runtime_62_nodeParams_0_other_member(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)cudaGraphNodeTypeMemAlloc);
+    cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)cudaGraphNodeTypeMemAlloc);
     cubind_buffer_2.bytes[27] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -4374,16 +4374,16 @@ cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)cudaGraphNodeTypeMe
 /* CUDA 12.5, cudaGraphExecNodeSetParams: nodeParams->alloc.poolProps.usage set while type is cudaGraphNodeTypeMemAlloc: refused, naming it */
 static void test_runtime_62_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(void *)cubind_buffer_0.bytes;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_1.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -4400,7 +4400,7 @@ static void test_runtime_62_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_exec_node_set_params(graphExec, node, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphExecNodeSetParams");
@@ -4413,16 +4413,16 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.5, cudaGraphExecNodeSetParams: the bytes of nodeParams->alloc.poolProps.usage set while type is cudaGraphNodeTypeGraph: another member's, called */
 static void test_runtime_62_nodeParams_1_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(void *)cubind_buffer_0.bytes;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_1.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -4430,7 +4430,7 @@ static void test_runtime_62_nodeParams_1_other_member(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)cudaGraphNodeTypeGraph);
+    cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)cudaGraphNodeTypeGraph);
     cubind_buffer_2.bytes[49] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -4447,16 +4447,16 @@ cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)cudaGraphNodeTypeGr
 /* CUDA 12.4, cudaGraphExecNodeSetParams: every part of nodeParams that struct cudaGraphNodeParams cannot carry zero: called */
 static void test_runtime_63_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(void *)cubind_buffer_0.bytes;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_1.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -4479,16 +4479,16 @@ static void test_runtime_63_nodeParams_zero(void **cubind_state)
 /* CUDA 12.4, cudaGraphExecNodeSetParams: nodeParams->graph.ownership set while type is cudaGraphNodeTypeGraph: refused, naming it */
 static void test_runtime_63_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(void *)cubind_buffer_0.bytes;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_1.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -4505,7 +4505,7 @@ static void test_runtime_63_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_exec_node_set_params(graphExec, node, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphExecNodeSetParams");
@@ -4518,16 +4518,16 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaGraphExecNodeSetParams: the bytes of nodeParams->graph.ownership set while type is cudaGraphNodeTypeMemAlloc: another member's, called */
 static void test_runtime_63_nodeParams_0_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(void *)cubind_buffer_0.bytes;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_1.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -4535,7 +4535,7 @@ static void test_runtime_63_nodeParams_0_other_member(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)cudaGraphNodeTypeMemAlloc);
+    cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)cudaGraphNodeTypeMemAlloc);
     cubind_buffer_2.bytes[27] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -4552,16 +4552,16 @@ cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)cudaGraphNodeTypeMe
 /* CUDA 12.4, cudaGraphExecNodeSetParams: nodeParams->alloc.poolProps.usage set while type is cudaGraphNodeTypeMemAlloc: refused, naming it */
 static void test_runtime_63_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(void *)cubind_buffer_0.bytes;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_1.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -4578,7 +4578,7 @@ static void test_runtime_63_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_runtime_graph_exec_node_set_params(graphExec, node, nodeParams);
-assert_int_equal(cubind_result, cudaErrorNotSupported);
+    assert_int_equal(cubind_result, cudaErrorNotSupported);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cudaGraphExecNodeSetParams");
@@ -4591,16 +4591,16 @@ assert_int_equal(cubind_result, cudaErrorNotSupported);
 /* CUDA 12.4, cudaGraphExecNodeSetParams: the bytes of nodeParams->alloc.poolProps.usage set while type is cudaGraphNodeTypeGraph: another member's, called */
 static void test_runtime_63_nodeParams_1_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     cudaGraphExec_t graphExec = (cudaGraphExec_t)(void *)cubind_buffer_0.bytes;
     cudaGraphNode_t node = (cudaGraphNode_t)(void *)cubind_buffer_1.bytes;
     struct cudaGraphNodeParams *nodeParams = (struct cudaGraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     cudaError_t cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -4608,7 +4608,7 @@ static void test_runtime_63_nodeParams_1_other_member(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)cudaGraphNodeTypeGraph);
+    cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)cudaGraphNodeTypeGraph);
     cubind_buffer_2.bytes[49] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -4625,13 +4625,13 @@ cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)cudaGraphNodeTypeGr
 /* CUDA 12.5, cuMemPoolCreate: every part of poolProps that struct CUmemPoolProps_st cannot carry zero: called */
 static void test_driver_2_poolProps_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUmemoryPool *pool = (CUmemoryPool *)(void *)cubind_buffer_0.bytes;
     const CUmemPoolProps *poolProps = (const CUmemPoolProps *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -4652,13 +4652,13 @@ static void test_driver_2_poolProps_zero(void **cubind_state)
 /* CUDA 12.5, cuMemPoolCreate: poolProps->usage set: refused, naming it */
 static void test_driver_2_poolProps_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUmemoryPool *pool = (CUmemoryPool *)(void *)cubind_buffer_0.bytes;
     const CUmemPoolProps *poolProps = (const CUmemPoolProps *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -4672,7 +4672,7 @@ static void test_driver_2_poolProps_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_mem_pool_create(pool, poolProps);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuMemPoolCreate");
@@ -4684,13 +4684,13 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.4, cuMemPoolCreate: every part of poolProps that struct CUmemPoolProps_st cannot carry zero: called */
 static void test_driver_3_poolProps_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUmemoryPool *pool = (CUmemoryPool *)(void *)cubind_buffer_0.bytes;
     const CUmemPoolProps *poolProps = (const CUmemPoolProps *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -4711,13 +4711,13 @@ static void test_driver_3_poolProps_zero(void **cubind_state)
 /* CUDA 12.4, cuMemPoolCreate: poolProps->usage set: refused, naming it */
 static void test_driver_3_poolProps_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUmemoryPool *pool = (CUmemoryPool *)(void *)cubind_buffer_0.bytes;
     const CUmemPoolProps *poolProps = (const CUmemPoolProps *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -4731,7 +4731,7 @@ static void test_driver_3_poolProps_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_mem_pool_create(pool, poolProps);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuMemPoolCreate");
@@ -4743,13 +4743,13 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 11.8, cuMemPoolCreate: every part of poolProps that struct CUmemPoolProps_st cannot carry zero: called */
 static void test_driver_4_poolProps_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUmemoryPool *pool = (CUmemoryPool *)(void *)cubind_buffer_0.bytes;
     const CUmemPoolProps *poolProps = (const CUmemPoolProps *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -4770,13 +4770,13 @@ static void test_driver_4_poolProps_zero(void **cubind_state)
 /* CUDA 11.8, cuMemPoolCreate: poolProps->maxSize set: refused, naming it */
 static void test_driver_4_poolProps_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUmemoryPool *pool = (CUmemoryPool *)(void *)cubind_buffer_0.bytes;
     const CUmemPoolProps *poolProps = (const CUmemPoolProps *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -4790,7 +4790,7 @@ static void test_driver_4_poolProps_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_mem_pool_create(pool, poolProps);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuMemPoolCreate");
@@ -4802,13 +4802,13 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 11.8, cuMemPoolCreate: poolProps->usage set: refused, naming it */
 static void test_driver_4_poolProps_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUmemoryPool *pool = (CUmemoryPool *)(void *)cubind_buffer_0.bytes;
     const CUmemPoolProps *poolProps = (const CUmemPoolProps *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -4822,7 +4822,7 @@ static void test_driver_4_poolProps_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_mem_pool_create(pool, poolProps);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuMemPoolCreate");
@@ -4834,20 +4834,20 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 11.8, cuGraphAddKernelNode: every part of nodeParams that struct CUDA_KERNEL_NODE_PARAMS_st cannot carry zero: called */
 static void test_driver_9_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     const CUDA_KERNEL_NODE_PARAMS *nodeParams = (const CUDA_KERNEL_NODE_PARAMS *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -4872,20 +4872,20 @@ static void test_driver_9_nodeParams_zero(void **cubind_state)
 /* CUDA 11.8, cuGraphAddKernelNode: nodeParams->kern set: refused, naming it */
 static void test_driver_9_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     const CUDA_KERNEL_NODE_PARAMS *nodeParams = (const CUDA_KERNEL_NODE_PARAMS *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -4903,7 +4903,7 @@ static void test_driver_9_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_add_kernel_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphAddKernelNode");
@@ -4917,20 +4917,20 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 11.8, cuGraphAddKernelNode: nodeParams->ctx set: refused, naming it */
 static void test_driver_9_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     const CUDA_KERNEL_NODE_PARAMS *nodeParams = (const CUDA_KERNEL_NODE_PARAMS *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -4948,7 +4948,7 @@ static void test_driver_9_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_add_kernel_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphAddKernelNode");
@@ -4962,13 +4962,13 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 11.8, cuGraphKernelNodeSetParams: every part of nodeParams that struct CUDA_KERNEL_NODE_PARAMS_st cannot carry zero: called */
 static void test_driver_11_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_0.bytes;
     const CUDA_KERNEL_NODE_PARAMS *nodeParams = (const CUDA_KERNEL_NODE_PARAMS *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -4989,13 +4989,13 @@ static void test_driver_11_nodeParams_zero(void **cubind_state)
 /* CUDA 11.8, cuGraphKernelNodeSetParams: nodeParams->kern set: refused, naming it */
 static void test_driver_11_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_0.bytes;
     const CUDA_KERNEL_NODE_PARAMS *nodeParams = (const CUDA_KERNEL_NODE_PARAMS *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -5009,7 +5009,7 @@ static void test_driver_11_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_kernel_node_set_params(hNode, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphKernelNodeSetParams");
@@ -5021,13 +5021,13 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 11.8, cuGraphKernelNodeSetParams: nodeParams->ctx set: refused, naming it */
 static void test_driver_11_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_0.bytes;
     const CUDA_KERNEL_NODE_PARAMS *nodeParams = (const CUDA_KERNEL_NODE_PARAMS *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -5041,7 +5041,7 @@ static void test_driver_11_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_kernel_node_set_params(hNode, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphKernelNodeSetParams");
@@ -5053,20 +5053,20 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.5, cuGraphAddMemAllocNode: every part of nodeParams that struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st cannot carry zero: called */
 static void test_driver_16_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams = (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -5091,20 +5091,20 @@ static void test_driver_16_nodeParams_zero(void **cubind_state)
 /* CUDA 12.5, cuGraphAddMemAllocNode: nodeParams->poolProps.usage set: refused, naming it */
 static void test_driver_16_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams = (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -5122,7 +5122,7 @@ static void test_driver_16_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_add_mem_alloc_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphAddMemAllocNode");
@@ -5136,20 +5136,20 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.4, cuGraphAddMemAllocNode: every part of nodeParams that struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st cannot carry zero: called */
 static void test_driver_17_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams = (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -5174,20 +5174,20 @@ static void test_driver_17_nodeParams_zero(void **cubind_state)
 /* CUDA 12.4, cuGraphAddMemAllocNode: nodeParams->poolProps.usage set: refused, naming it */
 static void test_driver_17_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams = (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -5205,7 +5205,7 @@ static void test_driver_17_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_add_mem_alloc_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphAddMemAllocNode");
@@ -5219,20 +5219,20 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 11.8, cuGraphAddMemAllocNode: every part of nodeParams that struct CUDA_MEM_ALLOC_NODE_PARAMS_st cannot carry zero: called */
 static void test_driver_18_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams = (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -5257,20 +5257,20 @@ static void test_driver_18_nodeParams_zero(void **cubind_state)
 /* CUDA 11.8, cuGraphAddMemAllocNode: nodeParams->poolProps.maxSize set: refused, naming it */
 static void test_driver_18_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams = (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -5288,7 +5288,7 @@ static void test_driver_18_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_add_mem_alloc_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphAddMemAllocNode");
@@ -5302,20 +5302,20 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 11.8, cuGraphAddMemAllocNode: nodeParams->poolProps.usage set: refused, naming it */
 static void test_driver_18_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_4;
     cubind_record_buffer cubind_before_4;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_4;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     size_t numDependencies = (size_t)0;
     CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams = (CUDA_MEM_ALLOC_NODE_PARAMS *)(void *)cubind_buffer_4.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -5333,7 +5333,7 @@ static void test_driver_18_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_add_mem_alloc_node(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphAddMemAllocNode");
@@ -5347,16 +5347,16 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 11.8, cuGraphExecKernelNodeSetParams: every part of nodeParams that struct CUDA_KERNEL_NODE_PARAMS_st cannot carry zero: called */
 static void test_driver_27_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     CUgraphExec hGraphExec = (CUgraphExec)(void *)cubind_buffer_0.bytes;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_1.bytes;
     const CUDA_KERNEL_NODE_PARAMS *nodeParams = (const CUDA_KERNEL_NODE_PARAMS *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -5379,16 +5379,16 @@ static void test_driver_27_nodeParams_zero(void **cubind_state)
 /* CUDA 11.8, cuGraphExecKernelNodeSetParams: nodeParams->kern set: refused, naming it */
 static void test_driver_27_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     CUgraphExec hGraphExec = (CUgraphExec)(void *)cubind_buffer_0.bytes;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_1.bytes;
     const CUDA_KERNEL_NODE_PARAMS *nodeParams = (const CUDA_KERNEL_NODE_PARAMS *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -5404,7 +5404,7 @@ static void test_driver_27_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_exec_kernel_node_set_params(hGraphExec, hNode, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphExecKernelNodeSetParams");
@@ -5417,16 +5417,16 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 11.8, cuGraphExecKernelNodeSetParams: nodeParams->ctx set: refused, naming it */
 static void test_driver_27_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     CUgraphExec hGraphExec = (CUgraphExec)(void *)cubind_buffer_0.bytes;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_1.bytes;
     const CUDA_KERNEL_NODE_PARAMS *nodeParams = (const CUDA_KERNEL_NODE_PARAMS *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("11.8"))
@@ -5442,7 +5442,7 @@ static void test_driver_27_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_exec_kernel_node_set_params(hGraphExec, hNode, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphExecKernelNodeSetParams");
@@ -5455,23 +5455,23 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.5, cuGraphAddNode: every part of nodeParams that struct CUgraphNodeParams_st cannot carry zero: called */
 static void test_driver_29_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     const CUgraphEdgeData *dependencyData = (const CUgraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -5498,23 +5498,23 @@ static void test_driver_29_nodeParams_zero(void **cubind_state)
 /* CUDA 12.5, cuGraphAddNode: nodeParams->graph.ownership set while type is CU_GRAPH_NODE_TYPE_GRAPH: refused, naming it */
 static void test_driver_29_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     const CUgraphEdgeData *dependencyData = (const CUgraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -5535,7 +5535,7 @@ static void test_driver_29_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_add_node(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphAddNode");
@@ -5550,23 +5550,23 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.5, cuGraphAddNode: the bytes of nodeParams->graph.ownership set while type is CU_GRAPH_NODE_TYPE_MEM_ALLOC: another member's, called */
 static void test_driver_29_nodeParams_0_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     const CUgraphEdgeData *dependencyData = (const CUgraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -5576,7 +5576,7 @@ static void test_driver_29_nodeParams_0_other_member(void **cubind_state)
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
     memset(cubind_buffer_5.bytes, 0, sizeof cubind_buffer_5.bytes);
-cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+    cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_MEM_ALLOC);
     cubind_buffer_5.bytes[27] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -5595,23 +5595,23 @@ cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_
 /* CUDA 12.5, cuGraphAddNode: nodeParams->alloc.poolProps.usage set while type is CU_GRAPH_NODE_TYPE_MEM_ALLOC: refused, naming it */
 static void test_driver_29_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     const CUgraphEdgeData *dependencyData = (const CUgraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -5632,7 +5632,7 @@ static void test_driver_29_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_add_node(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphAddNode");
@@ -5647,23 +5647,23 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.5, cuGraphAddNode: the bytes of nodeParams->alloc.poolProps.usage set while type is CU_GRAPH_NODE_TYPE_GRAPH: another member's, called */
 static void test_driver_29_nodeParams_1_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     const CUgraphEdgeData *dependencyData = (const CUgraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -5673,7 +5673,7 @@ static void test_driver_29_nodeParams_1_other_member(void **cubind_state)
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
     memset(cubind_buffer_5.bytes, 0, sizeof cubind_buffer_5.bytes);
-cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_GRAPH);
+    cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_GRAPH);
     cubind_buffer_5.bytes[49] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -5692,23 +5692,23 @@ cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_
 /* CUDA 12.4, cuGraphAddNode: every part of nodeParams that struct CUgraphNodeParams_st cannot carry zero: called */
 static void test_driver_30_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     const CUgraphEdgeData *dependencyData = (const CUgraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -5735,23 +5735,23 @@ static void test_driver_30_nodeParams_zero(void **cubind_state)
 /* CUDA 12.4, cuGraphAddNode: nodeParams->graph.ownership set while type is CU_GRAPH_NODE_TYPE_GRAPH: refused, naming it */
 static void test_driver_30_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     const CUgraphEdgeData *dependencyData = (const CUgraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -5772,7 +5772,7 @@ static void test_driver_30_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_add_node(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphAddNode");
@@ -5787,23 +5787,23 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.4, cuGraphAddNode: the bytes of nodeParams->graph.ownership set while type is CU_GRAPH_NODE_TYPE_MEM_ALLOC: another member's, called */
 static void test_driver_30_nodeParams_0_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     const CUgraphEdgeData *dependencyData = (const CUgraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -5813,7 +5813,7 @@ static void test_driver_30_nodeParams_0_other_member(void **cubind_state)
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
     memset(cubind_buffer_5.bytes, 0, sizeof cubind_buffer_5.bytes);
-cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+    cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_MEM_ALLOC);
     cubind_buffer_5.bytes[27] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -5832,23 +5832,23 @@ cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_
 /* CUDA 12.4, cuGraphAddNode: nodeParams->alloc.poolProps.usage set while type is CU_GRAPH_NODE_TYPE_MEM_ALLOC: refused, naming it */
 static void test_driver_30_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     const CUgraphEdgeData *dependencyData = (const CUgraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -5869,7 +5869,7 @@ static void test_driver_30_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_add_node(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphAddNode");
@@ -5884,23 +5884,23 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.4, cuGraphAddNode: the bytes of nodeParams->alloc.poolProps.usage set while type is CU_GRAPH_NODE_TYPE_GRAPH: another member's, called */
 static void test_driver_30_nodeParams_1_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
-    cubind_record_buffer cubind_buffer_3;
     cubind_record_buffer cubind_before_3;
-    cubind_record_buffer cubind_buffer_5;
     cubind_record_buffer cubind_before_5;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
+    cubind_record_buffer cubind_buffer_3;
+    cubind_record_buffer cubind_buffer_5;
     CUgraphNode *phGraphNode = (CUgraphNode *)(void *)cubind_buffer_0.bytes;
     CUgraph hGraph = (CUgraph)(void *)cubind_buffer_1.bytes;
     const CUgraphNode *dependencies = (const CUgraphNode *)(void *)cubind_buffer_2.bytes;
     const CUgraphEdgeData *dependencyData = (const CUgraphEdgeData *)(void *)cubind_buffer_3.bytes;
     size_t numDependencies = (size_t)0;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_5.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -5910,7 +5910,7 @@ static void test_driver_30_nodeParams_1_other_member(void **cubind_state)
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
     memset(cubind_buffer_5.bytes, 0, sizeof cubind_buffer_5.bytes);
-cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_GRAPH);
+    cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_GRAPH);
     cubind_buffer_5.bytes[49] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -5929,13 +5929,13 @@ cubind_set_selector(cubind_buffer_5.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_
 /* CUDA 12.5, cuGraphNodeSetParams: every part of nodeParams that struct CUgraphNodeParams_st cannot carry zero: called */
 static void test_driver_31_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_0.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -5956,13 +5956,13 @@ static void test_driver_31_nodeParams_zero(void **cubind_state)
 /* CUDA 12.5, cuGraphNodeSetParams: nodeParams->graph.ownership set while type is CU_GRAPH_NODE_TYPE_GRAPH: refused, naming it */
 static void test_driver_31_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_0.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -5977,7 +5977,7 @@ static void test_driver_31_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_node_set_params(hNode, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphNodeSetParams");
@@ -5989,20 +5989,20 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.5, cuGraphNodeSetParams: the bytes of nodeParams->graph.ownership set while type is CU_GRAPH_NODE_TYPE_MEM_ALLOC: another member's, called */
 static void test_driver_31_nodeParams_0_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_0.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+    cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_MEM_ALLOC);
     cubind_buffer_1.bytes[27] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -6018,13 +6018,13 @@ cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_
 /* CUDA 12.5, cuGraphNodeSetParams: nodeParams->alloc.poolProps.usage set while type is CU_GRAPH_NODE_TYPE_MEM_ALLOC: refused, naming it */
 static void test_driver_31_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_0.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -6039,7 +6039,7 @@ static void test_driver_31_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_node_set_params(hNode, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphNodeSetParams");
@@ -6051,20 +6051,20 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.5, cuGraphNodeSetParams: the bytes of nodeParams->alloc.poolProps.usage set while type is CU_GRAPH_NODE_TYPE_GRAPH: another member's, called */
 static void test_driver_31_nodeParams_1_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_0.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_GRAPH);
+    cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_GRAPH);
     cubind_buffer_1.bytes[49] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -6080,13 +6080,13 @@ cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_
 /* CUDA 12.4, cuGraphNodeSetParams: every part of nodeParams that struct CUgraphNodeParams_st cannot carry zero: called */
 static void test_driver_32_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_0.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -6107,13 +6107,13 @@ static void test_driver_32_nodeParams_zero(void **cubind_state)
 /* CUDA 12.4, cuGraphNodeSetParams: nodeParams->graph.ownership set while type is CU_GRAPH_NODE_TYPE_GRAPH: refused, naming it */
 static void test_driver_32_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_0.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -6128,7 +6128,7 @@ static void test_driver_32_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_node_set_params(hNode, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphNodeSetParams");
@@ -6140,20 +6140,20 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.4, cuGraphNodeSetParams: the bytes of nodeParams->graph.ownership set while type is CU_GRAPH_NODE_TYPE_MEM_ALLOC: another member's, called */
 static void test_driver_32_nodeParams_0_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_0.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+    cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_MEM_ALLOC);
     cubind_buffer_1.bytes[27] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -6169,13 +6169,13 @@ cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_
 /* CUDA 12.4, cuGraphNodeSetParams: nodeParams->alloc.poolProps.usage set while type is CU_GRAPH_NODE_TYPE_MEM_ALLOC: refused, naming it */
 static void test_driver_32_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_0.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -6190,7 +6190,7 @@ static void test_driver_32_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_node_set_params(hNode, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphNodeSetParams");
@@ -6202,20 +6202,20 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.4, cuGraphNodeSetParams: the bytes of nodeParams->alloc.poolProps.usage set while type is CU_GRAPH_NODE_TYPE_GRAPH: another member's, called */
 static void test_driver_32_nodeParams_1_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_0.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_1.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_GRAPH);
+    cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_GRAPH);
     cubind_buffer_1.bytes[49] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -6231,16 +6231,16 @@ cubind_set_selector(cubind_buffer_1.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_
 /* CUDA 12.5, cuGraphExecNodeSetParams: every part of nodeParams that struct CUgraphNodeParams_st cannot carry zero: called */
 static void test_driver_33_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     CUgraphExec hGraphExec = (CUgraphExec)(void *)cubind_buffer_0.bytes;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_1.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -6263,16 +6263,16 @@ static void test_driver_33_nodeParams_zero(void **cubind_state)
 /* CUDA 12.5, cuGraphExecNodeSetParams: nodeParams->graph.ownership set while type is CU_GRAPH_NODE_TYPE_GRAPH: refused, naming it */
 static void test_driver_33_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     CUgraphExec hGraphExec = (CUgraphExec)(void *)cubind_buffer_0.bytes;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_1.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -6289,7 +6289,7 @@ static void test_driver_33_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_exec_node_set_params(hGraphExec, hNode, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphExecNodeSetParams");
@@ -6302,16 +6302,16 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.5, cuGraphExecNodeSetParams: the bytes of nodeParams->graph.ownership set while type is CU_GRAPH_NODE_TYPE_MEM_ALLOC: another member's, called */
 static void test_driver_33_nodeParams_0_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     CUgraphExec hGraphExec = (CUgraphExec)(void *)cubind_buffer_0.bytes;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_1.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -6319,7 +6319,7 @@ static void test_driver_33_nodeParams_0_other_member(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+    cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_MEM_ALLOC);
     cubind_buffer_2.bytes[27] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -6336,16 +6336,16 @@ cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_
 /* CUDA 12.5, cuGraphExecNodeSetParams: nodeParams->alloc.poolProps.usage set while type is CU_GRAPH_NODE_TYPE_MEM_ALLOC: refused, naming it */
 static void test_driver_33_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     CUgraphExec hGraphExec = (CUgraphExec)(void *)cubind_buffer_0.bytes;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_1.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -6362,7 +6362,7 @@ static void test_driver_33_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_exec_node_set_params(hGraphExec, hNode, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphExecNodeSetParams");
@@ -6375,16 +6375,16 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.5, cuGraphExecNodeSetParams: the bytes of nodeParams->alloc.poolProps.usage set while type is CU_GRAPH_NODE_TYPE_GRAPH: another member's, called */
 static void test_driver_33_nodeParams_1_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     CUgraphExec hGraphExec = (CUgraphExec)(void *)cubind_buffer_0.bytes;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_1.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.5"))
@@ -6392,7 +6392,7 @@ static void test_driver_33_nodeParams_1_other_member(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_GRAPH);
+    cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_GRAPH);
     cubind_buffer_2.bytes[49] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -6409,16 +6409,16 @@ cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_
 /* CUDA 12.4, cuGraphExecNodeSetParams: every part of nodeParams that struct CUgraphNodeParams_st cannot carry zero: called */
 static void test_driver_34_nodeParams_zero(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     CUgraphExec hGraphExec = (CUgraphExec)(void *)cubind_buffer_0.bytes;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_1.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -6441,16 +6441,16 @@ static void test_driver_34_nodeParams_zero(void **cubind_state)
 /* CUDA 12.4, cuGraphExecNodeSetParams: nodeParams->graph.ownership set while type is CU_GRAPH_NODE_TYPE_GRAPH: refused, naming it */
 static void test_driver_34_nodeParams_0(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     CUgraphExec hGraphExec = (CUgraphExec)(void *)cubind_buffer_0.bytes;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_1.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -6467,7 +6467,7 @@ static void test_driver_34_nodeParams_0(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_exec_node_set_params(hGraphExec, hNode, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphExecNodeSetParams");
@@ -6480,16 +6480,16 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.4, cuGraphExecNodeSetParams: the bytes of nodeParams->graph.ownership set while type is CU_GRAPH_NODE_TYPE_MEM_ALLOC: another member's, called */
 static void test_driver_34_nodeParams_0_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     CUgraphExec hGraphExec = (CUgraphExec)(void *)cubind_buffer_0.bytes;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_1.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -6497,7 +6497,7 @@ static void test_driver_34_nodeParams_0_other_member(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+    cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_MEM_ALLOC);
     cubind_buffer_2.bytes[27] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -6514,16 +6514,16 @@ cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_
 /* CUDA 12.4, cuGraphExecNodeSetParams: nodeParams->alloc.poolProps.usage set while type is CU_GRAPH_NODE_TYPE_MEM_ALLOC: refused, naming it */
 static void test_driver_34_nodeParams_1(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     CUgraphExec hGraphExec = (CUgraphExec)(void *)cubind_buffer_0.bytes;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_1.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -6540,7 +6540,7 @@ static void test_driver_34_nodeParams_1(void **cubind_state)
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
     cubind_result = cubind_driver_graph_exec_node_set_params(hGraphExec, hNode, nodeParams);
-assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
+    assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
     assert_int_equal(cubind_mock_calls(), cubind_calls);
     assert_int_equal(cubind_last_error()->kind, CUBIND_ERROR_SYMBOL_NOT_FOUND);
     assert_string_equal(cubind_last_error()->function, "cuGraphExecNodeSetParams");
@@ -6553,16 +6553,16 @@ assert_int_equal(cubind_result, CUDA_ERROR_NOT_SUPPORTED);
 /* CUDA 12.4, cuGraphExecNodeSetParams: the bytes of nodeParams->alloc.poolProps.usage set while type is CU_GRAPH_NODE_TYPE_GRAPH: another member's, called */
 static void test_driver_34_nodeParams_1_other_member(void **cubind_state)
 {
-    cubind_record_buffer cubind_buffer_0;
     cubind_record_buffer cubind_before_0;
-    cubind_record_buffer cubind_buffer_1;
     cubind_record_buffer cubind_before_1;
-    cubind_record_buffer cubind_buffer_2;
     cubind_record_buffer cubind_before_2;
+    unsigned long cubind_calls;
+    cubind_record_buffer cubind_buffer_0;
+    cubind_record_buffer cubind_buffer_1;
+    cubind_record_buffer cubind_buffer_2;
     CUgraphExec hGraphExec = (CUgraphExec)(void *)cubind_buffer_0.bytes;
     CUgraphNode hNode = (CUgraphNode)(void *)cubind_buffer_1.bytes;
     CUgraphNodeParams *nodeParams = (CUgraphNodeParams *)(void *)cubind_buffer_2.bytes;
-    unsigned long cubind_calls;
     CUresult cubind_result;
     (void)cubind_state;
     if (!cubind_in_release("12.4"))
@@ -6570,7 +6570,7 @@ static void test_driver_34_nodeParams_1_other_member(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_GRAPH);
+    cubind_set_selector(cubind_buffer_2.bytes + 0, 4, (long long)CU_GRAPH_NODE_TYPE_GRAPH);
     cubind_buffer_2.bytes[49] = 0x5a;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);

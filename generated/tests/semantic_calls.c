@@ -75,7 +75,6 @@ static void test_runtime_6_called(void **cubind_state)
     memset(cubind_buffer_4.bytes, 0, sizeof cubind_buffer_4.bytes);
     memset(cubind_buffer_5.bytes, 0, sizeof cubind_buffer_5.bytes);
     memset(cubind_buffer_6.bytes, 0, sizeof cubind_buffer_6.bytes);
-
     memset(edgeData_out, 0x5c, sizeof *edgeData_out);
     cubind_expect_0 = (struct CUstream_st *)stream;
     cubind_expect_1 = (enum cudaStreamCaptureStatus *)captureStatus_out;
@@ -120,7 +119,6 @@ static void test_runtime_7_called(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-
     cubind_expect_0 = (struct CUstream_st *)stream;
     cubind_expect_1 = (struct CUgraphNode_st **)dependencies;
     cubind_expect_2 = (unsigned long)numDependencies;
@@ -159,7 +157,6 @@ static void test_runtime_7_refused_0(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-
     numDependencies = 1;
     ((unsigned char *)(void *)dependencyData)[0] = 1;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
@@ -203,7 +200,6 @@ static void test_runtime_21_called(void **cubind_state)
     memset(cubind_buffer_4.bytes, 0, sizeof cubind_buffer_4.bytes);
     flags = (unsigned int)0;
     location.type = cudaMemLocationTypeDevice;
-
     cubind_expect_0 = (const void *)devPtr;
     cubind_expect_1 = (unsigned long)count;
     cubind_expect_2 = (int)(location.id);
@@ -242,7 +238,6 @@ static void test_runtime_21_refused_0(void **cubind_state)
     memset(cubind_buffer_4.bytes, 0, sizeof cubind_buffer_4.bytes);
     flags = (unsigned int)0;
     location.type = cudaMemLocationTypeDevice;
-
     flags = (unsigned int)(0 + 1);
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_4, &cubind_buffer_4, sizeof cubind_before_4);
@@ -282,7 +277,6 @@ static void test_runtime_21_refused_1(void **cubind_state)
     memset(cubind_buffer_4.bytes, 0, sizeof cubind_buffer_4.bytes);
     flags = (unsigned int)0;
     location.type = cudaMemLocationTypeDevice;
-
     location.type = 0x7ffe;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_4, &cubind_buffer_4, sizeof cubind_before_4);
@@ -319,7 +313,6 @@ static void test_runtime_22_called(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(&location, 0, sizeof location);
     location.type = cudaMemLocationTypeDevice;
-
     cubind_expect_0 = (const void *)devPtr;
     cubind_expect_1 = (unsigned long)count;
     cubind_expect_2 = (enum cudaMemoryAdvise)advice;
@@ -353,7 +346,6 @@ static void test_runtime_22_refused_0(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(&location, 0, sizeof location);
     location.type = cudaMemLocationTypeDevice;
-
     location.type = 0x7ffe;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     cubind_mock_set_status((int)cudaSuccess);
@@ -395,7 +387,6 @@ static void test_runtime_51_called(void **cubind_state)
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
     memset(cubind_buffer_4.bytes, 0, sizeof cubind_buffer_4.bytes);
-
     *numEdges = 1;
     memset(edgeData, 0x5c, sizeof *edgeData);
     cubind_expect_0 = (struct CUgraph_st *)graph;
@@ -437,7 +428,6 @@ static void test_runtime_52_called(void **cubind_state)
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
-
     *pNumDependencies = 1;
     memset(edgeData, 0x5c, sizeof *edgeData);
     cubind_expect_0 = (struct CUgraphNode_st *)node;
@@ -477,7 +467,6 @@ static void test_runtime_53_called(void **cubind_state)
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
-
     *pNumDependentNodes = 1;
     memset(edgeData, 0x5c, sizeof *edgeData);
     cubind_expect_0 = (struct CUgraphNode_st *)node;
@@ -519,7 +508,6 @@ static void test_runtime_54_called(void **cubind_state)
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
-
     cubind_expect_0 = (struct CUgraph_st *)graph;
     cubind_expect_1 = (struct CUgraphNode_st *const *)from;
     cubind_expect_2 = (struct CUgraphNode_st *const *)to;
@@ -561,7 +549,6 @@ static void test_runtime_54_refused_0(void **cubind_state)
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
-
     numDependencies = 1;
     ((unsigned char *)(void *)edgeData)[0] = 1;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
@@ -608,7 +595,6 @@ static void test_runtime_55_called(void **cubind_state)
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
-
     cubind_expect_0 = (struct CUgraph_st *)graph;
     cubind_expect_1 = (struct CUgraphNode_st *const *)from;
     cubind_expect_2 = (struct CUgraphNode_st *const *)to;
@@ -650,7 +636,6 @@ static void test_runtime_55_refused_0(void **cubind_state)
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
-
     numDependencies = 1;
     ((unsigned char *)(void *)edgeData)[0] = 1;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
@@ -690,7 +675,6 @@ static void test_runtime_56_called(void **cubind_state)
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-
     cubind_expect_0 = (struct CUgraphExec_st **)pGraphExec;
     cubind_expect_1 = (struct CUgraph_st *)graph;
     cubind_expect_2 = (unsigned long long)flags;
@@ -723,7 +707,6 @@ static void test_runtime_57_called(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-
     memset(resultInfo, 0x5c, sizeof *resultInfo);
     cubind_expect_0 = (struct CUgraphExec_st *)hGraphExec;
     cubind_expect_1 = (struct CUgraph_st *)hGraph;
@@ -771,7 +754,6 @@ static void test_runtime_58_called(void **cubind_state)
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
     memset(cubind_buffer_5.bytes, 0, sizeof cubind_buffer_5.bytes);
-
     cubind_expect_0 = (struct CUgraphNode_st **)pGraphNode;
     cubind_expect_1 = (struct CUgraph_st *)graph;
     cubind_expect_2 = (struct CUgraphNode_st *const *)pDependencies;
@@ -821,7 +803,6 @@ static void test_runtime_59_called(void **cubind_state)
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
     memset(cubind_buffer_5.bytes, 0, sizeof cubind_buffer_5.bytes);
-
     cubind_expect_0 = (struct CUgraphNode_st **)pGraphNode;
     cubind_expect_1 = (struct CUgraph_st *)graph;
     cubind_expect_2 = (struct CUgraphNode_st *const *)pDependencies;
@@ -857,7 +838,6 @@ static void test_runtime_60_called(void **cubind_state)
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-
     cubind_expect_0 = (struct CUgraphNode_st *)node;
     cubind_expect_1 = (struct cudaGraphNodeParams *)nodeParams;
     cubind_mock_set_status((int)cudaSuccess);
@@ -885,7 +865,6 @@ static void test_runtime_61_called(void **cubind_state)
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-
     cubind_expect_0 = (struct CUgraphNode_st *)node;
     cubind_expect_1 = (struct cudaGraphNodeParams *)nodeParams;
     cubind_mock_set_status((int)cudaSuccess);
@@ -917,7 +896,6 @@ static void test_runtime_62_called(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-
     cubind_expect_0 = (struct CUgraphExec_st *)graphExec;
     cubind_expect_1 = (struct CUgraphNode_st *)node;
     cubind_expect_2 = (struct cudaGraphNodeParams *)nodeParams;
@@ -951,7 +929,6 @@ static void test_runtime_63_called(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-
     cubind_expect_0 = (struct CUgraphExec_st *)graphExec;
     cubind_expect_1 = (struct CUgraphNode_st *)node;
     cubind_expect_2 = (struct cudaGraphNodeParams *)nodeParams;
@@ -986,7 +963,6 @@ static void test_runtime_64_called(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
-
     memset(driverStatus, 0x5c, sizeof *driverStatus);
     cubind_expect_0 = (const char *)symbol;
     cubind_expect_1 = (void **)funcPtr;
@@ -1020,7 +996,6 @@ static void test_runtime_64_status_0(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
-
     memset(driverStatus, 0x5c, sizeof *driverStatus);
     memset(funcPtr, 0x5c, sizeof *funcPtr);
     cubind_mock_set_status((int)cudaErrorSymbolNotFound);
@@ -1051,7 +1026,6 @@ static void test_driver_0_called(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     ctxCreateParams = (CUctxCreateParams *)NULL;
-
     cubind_expect_0 = (struct CUctx_st **)pctx;
     cubind_expect_1 = (unsigned int)flags;
     cubind_expect_2 = (int)dev;
@@ -1085,7 +1059,6 @@ static void test_driver_0_refused_0(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     ctxCreateParams = (CUctxCreateParams *)NULL;
-
     ctxCreateParams = (CUctxCreateParams *)(void *)cubind_other.bytes;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -1122,7 +1095,6 @@ static void test_driver_1_called(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     ctxCreateParams = (CUctxCreateParams *)NULL;
-
     cubind_expect_0 = (struct CUctx_st **)pctx;
     cubind_expect_1 = (unsigned int)flags;
     cubind_expect_2 = (int)dev;
@@ -1156,7 +1128,6 @@ static void test_driver_1_refused_0(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     ctxCreateParams = (CUctxCreateParams *)NULL;
-
     ctxCreateParams = (CUctxCreateParams *)(void *)cubind_other.bytes;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
     memcpy(&cubind_before_1, &cubind_buffer_1, sizeof cubind_before_1);
@@ -1195,7 +1166,6 @@ static void test_driver_5_called(void **cubind_state)
     memset(cubind_buffer_4.bytes, 0, sizeof cubind_buffer_4.bytes);
     flags = (unsigned int)0;
     location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-
     cubind_expect_0 = (unsigned long long)devPtr;
     cubind_expect_1 = (unsigned long)count;
     cubind_expect_2 = (int)(location.id);
@@ -1231,7 +1201,6 @@ static void test_driver_5_refused_0(void **cubind_state)
     memset(cubind_buffer_4.bytes, 0, sizeof cubind_buffer_4.bytes);
     flags = (unsigned int)0;
     location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-
     flags = (unsigned int)(0 + 1);
     memcpy(&cubind_before_4, &cubind_buffer_4, sizeof cubind_before_4);
     cubind_mock_set_status((int)CUDA_SUCCESS);
@@ -1266,7 +1235,6 @@ static void test_driver_5_refused_1(void **cubind_state)
     memset(cubind_buffer_4.bytes, 0, sizeof cubind_buffer_4.bytes);
     flags = (unsigned int)0;
     location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-
     location.type = 0x7ffe;
     memcpy(&cubind_before_4, &cubind_buffer_4, sizeof cubind_before_4);
     cubind_mock_set_status((int)CUDA_SUCCESS);
@@ -1299,7 +1267,6 @@ static void test_driver_6_called(void **cubind_state)
         skip();
     memset(&location, 0, sizeof location);
     location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-
     cubind_expect_0 = (unsigned long long)devPtr;
     cubind_expect_1 = (unsigned long)count;
     cubind_expect_2 = (enum CUmem_advise_enum)advice;
@@ -1319,6 +1286,7 @@ static void test_driver_6_called(void **cubind_state)
 /* CUDA 11.8, cuMemAdvise: refused when location.type is neither CU_MEM_LOCATION_TYPE_DEVICE nor CU_MEM_LOCATION_TYPE_HOST (CUDA 11.8 takes a device number) */
 static void test_driver_6_refused_0(void **cubind_state)
 {
+
     unsigned long cubind_calls;
     CUdeviceptr devPtr = (CUdeviceptr)0;
     size_t count = (size_t)0;
@@ -1330,8 +1298,8 @@ static void test_driver_6_refused_0(void **cubind_state)
         skip();
     memset(&location, 0, sizeof location);
     location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-
     location.type = 0x7ffe;
+
     cubind_mock_set_status((int)CUDA_SUCCESS);
     cubind_clear_error();
     cubind_calls = cubind_mock_calls();
@@ -1342,6 +1310,7 @@ static void test_driver_6_refused_0(void **cubind_state)
     assert_string_equal(cubind_last_error()->function, "cuMemAdvise");
     assert_non_null(strstr(cubind_last_error()->message, "cuMemAdvise"));
     assert_non_null(strstr(cubind_last_error()->message, "location.type is neither CU_MEM_LOCATION_TYPE_DEVICE nor CU_MEM_LOCATION_TYPE_HOST (CUDA 11.8 takes a device number)"));
+
 }
 
 /* CUDA 11.8, cuStreamGetCaptureInfo: called through cuStreamGetCaptureInfo_v2, with the arguments the mapping makes */
@@ -1378,7 +1347,6 @@ static void test_driver_7_called(void **cubind_state)
     memset(cubind_buffer_4.bytes, 0, sizeof cubind_buffer_4.bytes);
     memset(cubind_buffer_5.bytes, 0, sizeof cubind_buffer_5.bytes);
     memset(cubind_buffer_6.bytes, 0, sizeof cubind_buffer_6.bytes);
-
     memset(edgeData_out, 0x5c, sizeof *edgeData_out);
     cubind_expect_0 = (struct CUstream_st *)hStream;
     cubind_expect_1 = (enum CUstreamCaptureStatus_enum *)captureStatus_out;
@@ -1423,7 +1391,6 @@ static void test_driver_8_called(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-
     cubind_expect_0 = (struct CUstream_st *)hStream;
     cubind_expect_1 = (struct CUgraphNode_st **)dependencies;
     cubind_expect_2 = (unsigned long)numDependencies;
@@ -1462,7 +1429,6 @@ static void test_driver_8_refused_0(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-
     numDependencies = 1;
     ((unsigned char *)(void *)dependencyData)[0] = 1;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
@@ -1508,7 +1474,6 @@ static void test_driver_9_called(void **cubind_state)
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_4.bytes, 0, sizeof cubind_buffer_4.bytes);
-
     cubind_expect_0 = (struct CUgraphNode_st **)phGraphNode;
     cubind_expect_1 = (struct CUgraph_st *)hGraph;
     cubind_expect_2 = (struct CUgraphNode_st *const *)dependencies;
@@ -1542,7 +1507,6 @@ static void test_driver_10_called(void **cubind_state)
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-
     memset((unsigned char *)(void *)nodeParams + 56, 0x5c, 8);
     memset((unsigned char *)(void *)nodeParams + 64, 0x5c, 8);
     cubind_expect_0 = (struct CUgraphNode_st *)hNode;
@@ -1574,7 +1538,6 @@ static void test_driver_11_called(void **cubind_state)
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-
     cubind_expect_0 = (struct CUgraphNode_st *)hNode;
     cubind_expect_1 = (const void *)nodeParams;
     cubind_mock_set_status((int)CUDA_SUCCESS);
@@ -1612,7 +1575,6 @@ static void test_driver_12_called(void **cubind_state)
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_4.bytes, 0, sizeof cubind_buffer_4.bytes);
-
     cubind_expect_0 = (struct CUgraphNode_st **)phGraphNode;
     cubind_expect_1 = (struct CUgraph_st *)hGraph;
     cubind_expect_2 = (struct CUgraphNode_st *const *)dependencies;
@@ -1646,7 +1608,6 @@ static void test_driver_13_called(void **cubind_state)
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-
     cubind_expect_0 = (struct CUgraphNode_st *)hNode;
     cubind_expect_1 = (void *)nodeParams_out;
     cubind_mock_set_status((int)CUDA_SUCCESS);
@@ -1674,7 +1635,6 @@ static void test_driver_14_called(void **cubind_state)
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-
     cubind_expect_0 = (struct CUgraphNode_st *)hNode;
     cubind_expect_1 = (const void *)nodeParams;
     cubind_mock_set_status((int)CUDA_SUCCESS);
@@ -1706,7 +1666,6 @@ static void test_driver_15_called(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-
     cubind_expect_0 = (struct CUgraphExec_st *)hGraphExec;
     cubind_expect_1 = (struct CUgraphNode_st *)hNode;
     cubind_expect_2 = (const void *)nodeParams;
@@ -1746,7 +1705,6 @@ static void test_driver_18_called(void **cubind_state)
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_4.bytes, 0, sizeof cubind_buffer_4.bytes);
-
     cubind_expect_0 = (struct CUgraphNode_st **)phGraphNode;
     cubind_expect_1 = (struct CUgraph_st *)hGraph;
     cubind_expect_2 = (struct CUgraphNode_st *const *)dependencies;
@@ -1780,7 +1738,6 @@ static void test_driver_21_called(void **cubind_state)
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-
     memset((unsigned char *)(void *)params_out + 24, 0x5c, 8);
     memset((unsigned char *)(void *)params_out + 32, 0x5c, 2);
     cubind_expect_0 = (struct CUgraphNode_st *)hNode;
@@ -1823,7 +1780,6 @@ static void test_driver_22_called(void **cubind_state)
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
     memset(cubind_buffer_4.bytes, 0, sizeof cubind_buffer_4.bytes);
-
     *numEdges = 1;
     memset(edgeData, 0x5c, sizeof *edgeData);
     cubind_expect_0 = (struct CUgraph_st *)hGraph;
@@ -1865,7 +1821,6 @@ static void test_driver_23_called(void **cubind_state)
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
-
     *numDependencies = 1;
     memset(edgeData, 0x5c, sizeof *edgeData);
     cubind_expect_0 = (struct CUgraphNode_st *)hNode;
@@ -1905,7 +1860,6 @@ static void test_driver_24_called(void **cubind_state)
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
-
     *numDependentNodes = 1;
     memset(edgeData, 0x5c, sizeof *edgeData);
     cubind_expect_0 = (struct CUgraphNode_st *)hNode;
@@ -1947,7 +1901,6 @@ static void test_driver_25_called(void **cubind_state)
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
-
     cubind_expect_0 = (struct CUgraph_st *)hGraph;
     cubind_expect_1 = (struct CUgraphNode_st *const *)from;
     cubind_expect_2 = (struct CUgraphNode_st *const *)to;
@@ -1989,7 +1942,6 @@ static void test_driver_25_refused_0(void **cubind_state)
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
-
     numDependencies = 1;
     ((unsigned char *)(void *)edgeData)[0] = 1;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
@@ -2036,7 +1988,6 @@ static void test_driver_26_called(void **cubind_state)
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
-
     cubind_expect_0 = (struct CUgraph_st *)hGraph;
     cubind_expect_1 = (struct CUgraphNode_st *const *)from;
     cubind_expect_2 = (struct CUgraphNode_st *const *)to;
@@ -2078,7 +2029,6 @@ static void test_driver_26_refused_0(void **cubind_state)
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
-
     numDependencies = 1;
     ((unsigned char *)(void *)edgeData)[0] = 1;
     memcpy(&cubind_before_0, &cubind_buffer_0, sizeof cubind_before_0);
@@ -2120,7 +2070,6 @@ static void test_driver_27_called(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-
     cubind_expect_0 = (struct CUgraphExec_st *)hGraphExec;
     cubind_expect_1 = (struct CUgraphNode_st *)hNode;
     cubind_expect_2 = (const void *)nodeParams;
@@ -2153,7 +2102,6 @@ static void test_driver_28_called(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-
     memset(resultInfo, 0x5c, sizeof *resultInfo);
     cubind_expect_0 = (struct CUgraphExec_st *)hGraphExec;
     cubind_expect_1 = (struct CUgraph_st *)hGraph;
@@ -2201,7 +2149,6 @@ static void test_driver_29_called(void **cubind_state)
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
     memset(cubind_buffer_5.bytes, 0, sizeof cubind_buffer_5.bytes);
-
     cubind_expect_0 = (struct CUgraphNode_st **)phGraphNode;
     cubind_expect_1 = (struct CUgraph_st *)hGraph;
     cubind_expect_2 = (struct CUgraphNode_st *const *)dependencies;
@@ -2251,7 +2198,6 @@ static void test_driver_30_called(void **cubind_state)
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
     memset(cubind_buffer_3.bytes, 0, sizeof cubind_buffer_3.bytes);
     memset(cubind_buffer_5.bytes, 0, sizeof cubind_buffer_5.bytes);
-
     cubind_expect_0 = (struct CUgraphNode_st **)phGraphNode;
     cubind_expect_1 = (struct CUgraph_st *)hGraph;
     cubind_expect_2 = (struct CUgraphNode_st *const *)dependencies;
@@ -2287,7 +2233,6 @@ static void test_driver_31_called(void **cubind_state)
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-
     cubind_expect_0 = (struct CUgraphNode_st *)hNode;
     cubind_expect_1 = (struct CUgraphNodeParams_st *)nodeParams;
     cubind_mock_set_status((int)CUDA_SUCCESS);
@@ -2315,7 +2260,6 @@ static void test_driver_32_called(void **cubind_state)
         skip();
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
-
     cubind_expect_0 = (struct CUgraphNode_st *)hNode;
     cubind_expect_1 = (struct CUgraphNodeParams_st *)nodeParams;
     cubind_mock_set_status((int)CUDA_SUCCESS);
@@ -2347,7 +2291,6 @@ static void test_driver_33_called(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-
     cubind_expect_0 = (struct CUgraphExec_st *)hGraphExec;
     cubind_expect_1 = (struct CUgraphNode_st *)hNode;
     cubind_expect_2 = (struct CUgraphNodeParams_st *)nodeParams;
@@ -2381,7 +2324,6 @@ static void test_driver_34_called(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_2.bytes, 0, sizeof cubind_buffer_2.bytes);
-
     cubind_expect_0 = (struct CUgraphExec_st *)hGraphExec;
     cubind_expect_1 = (struct CUgraphNode_st *)hNode;
     cubind_expect_2 = (struct CUgraphNodeParams_st *)nodeParams;
@@ -2418,7 +2360,6 @@ static void test_driver_35_called(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_4.bytes, 0, sizeof cubind_buffer_4.bytes);
-
     memset(symbolStatus, 0x5c, sizeof *symbolStatus);
     cubind_expect_0 = (const char *)symbol;
     cubind_expect_1 = (void **)pfn;
@@ -2455,7 +2396,6 @@ static void test_driver_35_status_0(void **cubind_state)
     memset(cubind_buffer_0.bytes, 0, sizeof cubind_buffer_0.bytes);
     memset(cubind_buffer_1.bytes, 0, sizeof cubind_buffer_1.bytes);
     memset(cubind_buffer_4.bytes, 0, sizeof cubind_buffer_4.bytes);
-
     memset(symbolStatus, 0x5c, sizeof *symbolStatus);
     memset(pfn, 0x5c, sizeof *pfn);
     cubind_mock_set_status((int)CUDA_ERROR_NOT_FOUND);
