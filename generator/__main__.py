@@ -110,6 +110,7 @@ def produce(cuda_path: Path, config_path: Path, include_dirs: list[str] | None =
             entry_points = semantic.entry_facts(config.semantic, older)  # before attach drops the ABI facts
             irs.append(release_compare.attach(release_compare.ReleaseIR(cuda_version, cuda_number, (), ir), older))
             semantic.attach(irs[-1], config.semantic, entry_points)
+            semantic.attach_records(irs[-1], config.selectors, config.read_written)
             continue
         # headers the toolkit lacks, read from an older release (nvjpeg.h: 12.4's): the unit's newest
         # release is that one, and a header without version macros is of it (nvFatbin.h: 12.4)

@@ -303,6 +303,10 @@ class Config:
     newest_driver: DriverMinimum | None = None  # the oldest driver that runs the toolkit's (newest) release
     # semantic adapters ([generator] semantic names the file; generator/semantic.py reads them)
     semantic: tuple[dict, ...] = ()
+    # the same file's [[selector]] (which field of a record says which member of its union is in use)
+    # and [[read_written]] (a record through a pointer to non-const that the function reads too)
+    selectors: tuple[dict, ...] = ()
+    read_written: tuple[dict, ...] = ()
 
     @functools.cached_property
     def _param_docs(self) -> dict[str, str]:
@@ -424,18 +428,21 @@ def load(path: Path = CONFIG_PATH) -> Config:
         releases=tuple(sorted((_release(r) for r in raw.get("release", ())), key=lambda r: r.version_key,
                               reverse=True)),
         locate=tuple(_locate(entry) for entry in raw.get("locate", ())),
-        semantic=_semantic(path.parent, gen),
+        **_semantic(path.parent, gen),
     )
     _validate(config)
     return config
 
 
-def _semantic(directory: Path, gen: dict) -> tuple[dict, ...]:
-    """The [[semantic]] entries of the file [generator] semantic names (relative to the configuration)."""
+def _semantic(directory: Path, gen: dict) -> dict[str, tuple[dict, ...]]:
+    """The [[semantic]], [[selector]] and [[read_written]] entries of the file [generator] semantic
+    names (relative to the configuration), as Config's fields."""
     if "semantic" not in gen:
-        return ()
+        return {}
     with (directory / gen["semantic"]).open("rb") as f:
-        return tuple(tomllib.load(f).get("semantic", ()))
+        raw = tomllib.load(f)
+    return {"semantic": tuple(raw.get("semantic", ())), "selectors": tuple(raw.get("selector", ())),
+            "read_written": tuple(raw.get("read_written", ()))}
 
 
 def _release(raw: dict) -> Release:

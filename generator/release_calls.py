@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import record_conversion, release_ir, semantic
-from .record_conversion import Conversion, FieldPair
+from .record_conversion import Conversion, FieldPair, NotCarried, NotCarriedError
 from .release_actions import Action, Code
 
 
@@ -30,6 +30,7 @@ class Adapter:
     conversions: list[Conversion]
     function_index: int = 0
     semantic = False  # generator/semantic.py's adapters say True
+    records: tuple = ()  # a semantic adapter's records passed as they are
 
 
 @dataclass
@@ -45,9 +46,10 @@ class Entry:
 @dataclass
 class ConversionTable:
     """A record's conversion between the newest layout and an older one: each field both have (its
-    offset in the newest layout, in the older one, its size). Emitted once per library, for every
-    release that lays the record out so, and used in both directions by every adapter converting
-    the record there (loader/releases.h, cubind__record_conversion)."""
+    offset in the newest layout, in the older one, its size), and what of the newest layout the older
+    one cannot carry. Emitted once per library, for every release that lays the record out so, and
+    used in both directions by every adapter converting the record there, and by every semantic
+    adapter passing it there as it is (loader/releases.h, cubind__record_conversion)."""
     index: int
     name: str               # the C object: conversion_<record>_<the newest release it serves>
     record: str
@@ -55,8 +57,13 @@ class ConversionTable:
     old_size: int
     new_size: int
     fields: list[FieldPair]
+    old_record: str = ""    # the record's name in those releases
+    # what of the newest layout those releases cannot carry: an adapter that reads the record refuses
+    # a call setting one part (cubind__record_refused)
+    not_carried: list[NotCarried] = field(default_factory=list)
     inputs: list[tuple[int, int]] = field(default_factory=list)   # (adapter, conversion) converting an input
     outputs: list[tuple[int, int]] = field(default_factory=list)  # ... an output (to the older layout and back)
+    passed: list[tuple[int, int]] = field(default_factory=list)   # (semantic adapter, record) checking one passed as it is
 
 
 @dataclass
@@ -101,8 +108,10 @@ def _conversions(function: dict, release: str, newest: str, ir: dict) -> list[Co
         conversion = record_conversion.conversion(params[c["param"]], old_records, new_records, set())
         if isinstance(conversion, str):  # release_compare.py built it from the same layouts
             raise AssertionError(f"{function['name']} in CUDA {release}: {conversion}")
-        if not conversion.output:  # an input's fields the release cannot carry: a call setting one is refused
-            conversion.dropped = semantic.dropped_fields(conversion.record, release, newest, ir, conversion.param)
+        try:  # what the release cannot carry: a call setting it is refused when the library reads the record
+            conversion.not_carried = record_conversion.not_carried(conversion.record, conversion.record, release, ir)
+        except NotCarriedError as e:
+            raise AssertionError(f"{function['name']} in CUDA {release}: {e}") from None
         made.append(conversion)
     return made
 
@@ -173,27 +182,32 @@ def _identifier(record: str) -> str:
 
 
 def _share_tables(adapters: list[Adapter], names: list[str]) -> list[ConversionTable]:
-    """One table per record and layout pair the adapters convert (equal tables of several releases
-    are one), each adapter's conversions pointing to theirs (`Conversion.table`)."""
+    """One table per record and layout pair the adapters convert, or pass as it is to an entry point
+    that lays it out otherwise (a semantic adapter, which checks it by the table's parts not carried);
+    equal tables of several releases are one, each adapter's conversions pointing to theirs
+    (`Conversion.table`)."""
     tables: list[ConversionTable] = []
     by_content: dict[tuple, ConversionTable] = {}
     for a in adapters:
-        if a.semantic:
-            continue
-        for k, c in enumerate(a.conversions):
-            key = (c.record, c.old_size, c.new_size, tuple(c.fields))
+        for k, c in enumerate(a.records if a.semantic else a.conversions):
+            key = (c.record, c.old_record, c.old_size, c.new_size, tuple(c.fields), tuple(c.not_carried))
             table = by_content.get(key)
             if table is None:
-                table = ConversionTable(len(tables), "", c.record, [], c.old_size, c.new_size, list(c.fields))
+                table = ConversionTable(len(tables), "", c.record, [], c.old_size, c.new_size, list(c.fields),
+                                        c.old_record, list(c.not_carried))
                 by_content[key] = table
                 tables.append(table)
             if a.release not in table.releases:
                 table.releases.append(a.release)
-            (table.outputs if c.output else table.inputs).append((a.index, k))
+            (table.passed if a.semantic else table.outputs if c.output else table.inputs).append((a.index, k))
             c.table = table.index
+    used: set[str] = set()
     for table in tables:
         table.releases.sort(key=names.index)
         table.name = f"conversion_{_identifier(table.record)}_{table.releases[0].replace('.', '_')}"
+        if table.name in used:  # another layout of the record in that release (a prefix record's)
+            table.name += f"_{table.index}"
+        used.add(table.name)
     return tables
 
 

@@ -6,9 +6,10 @@ saying why, before anything is called or written.
 Each mapping is data (generator/semantic.toml, named by libraries.toml's [generator] semantic).
 `entry_facts` reads the older entry point's parameters from that release's own headers (the
 parse's ABI facts, before compat.attach drops them); `attach` checks each mapping against the
-function and writes it into the IR (a release entry's `semantic`); `adapter` turns it into what
-templates/_semantic.j2 emits (an adapter of the loader's table, action ADAPTER). Nothing here is
-specific to one function.
+function and writes it into the IR (a release entry's `semantic`); `attach_records` does the same
+for what the adapters need of records beyond their layouts (the same file's [[selector]] and
+[[read_written]]); `adapter` turns a mapping into what templates/_semantic.j2 emits (an adapter of
+the loader's table, action ADAPTER). Nothing here is specific to one function.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from . import release_ir
+from . import record_conversion, release_ir
 from .parse import ABI_KEY, IRError
+from .record_conversion import Conversion, NotCarried, NotCarriedError, lookup
 from .release_actions import Action
 
 _CONSTANT = re.compile(r"^(NULL|-?[0-9]+|[A-Za-z_][A-Za-z0-9_]*)$")
@@ -68,6 +70,50 @@ def attach(ir: dict, mappings: tuple[dict, ...], facts: dict[tuple[str, str], di
             d["action"], d["call_symbol"] = Action.SEMANTIC.value, m["entry"]
 
 
+def attach_records(ir: dict, selectors: tuple[dict, ...], read_written: tuple[dict, ...]) -> None:
+    """What the release adapters need of `ir`'s records beyond their layouts, checked and written into
+    the IR: each [[selector]] of a record the IR lays out (its `selectors`: the field of the record
+    whose enumerator says which member of its union is in use, per member), and each [[read_written]]
+    parameter of its functions (`input`: a record through a pointer to non-const that the function
+    reads as well as writes, whose fields an older release cannot carry are then checked going in)."""
+    if not ir.get("releases"):
+        return
+    records = release_ir.records_in(ir, release_ir.newest_name(ir))
+    enums = {t["name"]: {c["name"] for c in t["constants"]} for t in ir["types"] if t["kind"] == "enum" and t["name"]}
+    made = []
+    for s in selectors:
+        layout = records.get(s["record"])
+        if layout is None:
+            continue
+        where = f"[[selector]] of {s['record']}"
+        field_ = next((f for f in layout["fields"] if f["name"] == s["field"]), None)
+        if field_ is None or not field_["canonical"].startswith("enum "):
+            raise IRError(f"{where}: it has no enum field {s['field']!r}")
+        values = enums.get(field_["canonical"].removeprefix("enum ").strip(), set())
+        unions = [records[f["record"]] for f in layout["fields"]
+                  if f["kind"] == "record" and (records.get(f["record"] or "") or {}).get("kind") == "union"]
+        if len(unions) != 1:
+            raise IRError(f"{where}: it holds {len(unions)} unions, not one")
+        members = {m["name"] for m in unions[0]["fields"]}
+        for member, value in s["members"].items():
+            if member not in members:
+                raise IRError(f"{where}: its union has no member {member!r}")
+            if value not in values:
+                raise IRError(f"{where}: {value} is not an enumerator of {field_['canonical']}")
+        made.append({"record": s["record"], "field": s["field"], "members": dict(s["members"])})
+    if made:
+        ir["selectors"] = made
+    functions = {f["name"]: f for f in ir["functions"]}
+    for r in read_written:
+        f = functions.get(r["function"])
+        if f is None:
+            continue
+        p = next((p for p in f["params"] if p["name"] == r["param"]), None)
+        if p is None or not p.get("output"):
+            raise IRError(f"[[read_written]] {r['function']}.{r['param']}: not a parameter {r['function']} writes through")
+        p["input"] = True
+
+
 def _check_names(m: dict, f: dict, where: str) -> None:
     """Every parameter a mapping names is one of the newest form's, every constant an identifier."""
     names = {p["name"] for p in f["params"]}
@@ -95,6 +141,9 @@ def _check_names(m: dict, f: dict, where: str) -> None:
             constant(a["value"])
     for r in m.get("require", []):
         param(r["param"])
+        if "member" in r:  # the record's own fact, for every path it travels: generator/record_conversion.py
+            raise IRError(f"{where}: a union member's fields are checked through its record's [[selector]], "
+                          "not a mapping's require")
         if "default_elements" in r:
             param(r["default_elements"])
         if "equals" in r:
@@ -159,6 +208,9 @@ class SemanticAdapter:
     # driverStatus); applied before `after`
     status_map: list[tuple[str, str, str]] = field(default_factory=list)
     conversions: list = field(default_factory=list)  # none: release_calls' record adapters have them
+    # the records passed as they are (or as the older entry point's prefix record) that the release lays
+    # out otherwise and the entry point reads: each checked by its conversion table's parts not carried
+    records: list[Conversion] = field(default_factory=list)
     semantic: bool = True
     expected: list[str | None] = field(default_factory=list)  # per entry point parameter, the value it
     # is given (C over the newest form's parameters), None for a local (any value)
@@ -170,60 +222,6 @@ def _pointee(c_type: str) -> str:
     if not text.endswith("*"):
         raise IRError(f"semantic local of a non-pointer parameter type {c_type!r}")
     return text[:-1].strip()
-
-
-def _lookup(records: dict, name: str) -> dict | None:
-    return records.get(name) or records.get(name.removeprefix("struct ").removeprefix("union ").strip())
-
-
-def _newer_only(newest: dict, older: dict) -> list[dict]:
-    names = {f["name"] for f in older["fields"]}
-    return [f for f in newest["fields"] if f["name"] and f["name"] not in names]
-
-
-def _union_checks(f: dict, r: dict, release: str, newest: str, ir: dict) -> list[Check]:
-    """The checks of a union member the older release lays out otherwise: the member's fields the
-    older release lacks are zero while the record's selector says the member is in use. Every other
-    member of the union must be alike in both releases (else the mapping is incomplete)."""
-    new_records, old_records = release_ir.records_in(ir, newest), release_ir.records_in(ir, release)
-    p = next(p for p in f["params"] if p["name"] == r["param"])
-    record_name = p["canonical"].strip().removesuffix("*").strip().removeprefix("const ").strip()
-    new_rec, old_rec = _lookup(new_records, record_name), _lookup(old_records, record_name)
-    if new_rec is None or old_rec is None:
-        raise IRError(f"{f['name']}: no layout of {record_name} in CUDA {release} and {newest}")
-    if not any(x["name"] == r["when"]["field"] for x in new_rec["fields"]):
-        raise IRError(f"{f['name']}: {record_name} has no field {r['when']['field']!r}")
-    for holder in new_rec["fields"]:
-        union = _lookup(new_records, holder.get("record") or "")
-        old_union = _lookup(old_records, holder.get("record") or "")
-        if union is None or old_union is None or union["kind"] != "union":
-            continue
-        members = {m["name"]: m for m in union["fields"]}
-        old_members = {m["name"]: m for m in old_union["fields"]}
-        if r["member"] not in members:
-            continue
-        for name, m in members.items():
-            o = old_members.get(name)
-            alike = o is not None and o["offset"] == m["offset"] and (
-                o["size"] == m["size"] and _lookup(new_records, m.get("record") or "") ==
-                _lookup(old_records, o.get("record") or ""))
-            if not alike and name != r["member"]:
-                raise IRError(f"{f['name']}: union member {name} of {record_name} differs in CUDA {release} too; "
-                              "the mapping must say when it is in use")
-        member = members[r["member"]]
-        new_member = _lookup(new_records, member["record"])
-        old_member = _lookup(old_records, old_members[r["member"]]["record"])
-        checks = []
-        for extra in _newer_only(new_member, old_member):
-            offset = holder["offset"] + member["offset"] + extra["offset"]
-            path = f"{r['param']}->{r['member']}.{extra['name']}"
-            checks.append(Check(
-                f"{r['param']} != NULL && {r['param']}->{r['when']['field']} == {r['when']['equals']} && "
-                f"!cubind__semantic_zero((const unsigned char *)(const void *){r['param']} + {offset}, {extra['size']}, 1)",
-                f"{path} is set, which {member['record']} of CUDA {release} does not have",
-                [f"{r['param']}->{r['when']['field']} = {r['when']['equals']};", _set_byte(r["param"], offset)]))
-        return checks
-    raise IRError(f"{f['name']}: {record_name} holds no union with a member {r['member']!r}")
 
 
 def adapter(f: dict, release: str, newest: str, ir: dict, index: int, function_index: int) -> SemanticAdapter | None:
@@ -241,11 +239,13 @@ def adapter(f: dict, release: str, newest: str, ir: dict, index: int, function_i
     after: list[After] = []
     expected: list[str | None] = []
     satisfy: list[str] = []
+    records: list[Conversion] = []
     entry_params = list(s["params"])
     for i, (a, c_type) in enumerate(zip(s["args"], s["params"])):
         if isinstance(a, str):
             args.append(f"({c_type}){a}")
             expected.append(args[-1])
+            records.extend(_checked_record(f, params[a], None, release, newest, ir))
         elif "local" in a:
             locals_.append((f"cubind_local_{a['local']}", _pointee(c_type)))
             args.append(f"&cubind_local_{a['local']}")
@@ -255,17 +255,15 @@ def adapter(f: dict, release: str, newest: str, ir: dict, index: int, function_i
             # a pointer to a record of another tag, which cubind's headers do not declare: a pointer alike
             entry_params[i] = "const void *" if c_type.strip().startswith("const ") else "void *"
             args.append(f"({entry_params[i]}){name}")
-            for offset, size, path, old_record in _prefix_fields(f, name, c_type, release, newest, ir):
-                where = f"(unsigned char *)(void *){name} + {offset}"
-                if a.get("out"):  # what the older release does not write reads as default
-                    after.append(After(f"{name} != NULL", [f"cubind__semantic_clear({where}, {size}, 1);"],
-                                       prepare=[f"memset({where}, 0x5c, {size});"],
-                                       expect=[f"cubind_test_zero({where}, {size})"]))
-                else:
-                    checks.append(Check(f"{name} != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)"
-                                        f"{name} + {offset}, {size}, 1)",
-                                        f"{path} is set, which {old_record} of CUDA {release} does not have",
-                                        [_set_byte(name, offset)]))
+            old_record = _prefix(f, name, c_type, release, newest, ir)
+            if a.get("out"):  # what the older release does not write reads as default
+                for part in _cleared_parts(f, params[name], old_record, release, newest, ir):
+                    where = f"(unsigned char *)(void *){name} + {part.offset}"
+                    after.append(After(f"{name} != NULL", [f"cubind__semantic_clear({where}, {part.size}, 1);"],
+                                       prepare=[f"memset({where}, 0x5c, {part.size});"],
+                                       expect=[f"cubind_test_zero({where}, {part.size})"]))
+            else:
+                records.extend(_checked_record(f, params[name], old_record, release, newest, ir))
             expected.append(args[-1])
         elif "scalar" in a:
             name, source = f"cubind_arg_{i}", a["scalar"]
@@ -288,8 +286,6 @@ def adapter(f: dict, release: str, newest: str, ir: dict, index: int, function_i
             count = f"*{n} = 1;" if params[n]["category"] == "pointer" else f"{n} = 1;"
             checks.append(Check(f"{p} != NULL && !cubind__semantic_zero({p}, {n}, sizeof *{p})",
                                 r["otherwise"], [count, _set_byte(p, 0)]))
-        elif "member" in r:
-            checks.extend(_union_checks(f, r, release, newest, ir))
         else:
             checks.append(Check(f"{p} != {r['equals']}", r["otherwise"], [_unequal(params[p], r["equals"])]))
             satisfy.append(f"{p} = ({params[p]['type']}){r['equals']};")
@@ -312,7 +308,8 @@ def adapter(f: dict, release: str, newest: str, ir: dict, index: int, function_i
             expect = [f"*{p} == {_written(a['value'])}"]
         after.append(After(f"{p} != NULL", statements, a.get("always", False), [f"memset({p}, 0x5c, sizeof *{p});"],
                            expect))
-    conditions = [c.reason for c in checks] + [sc.reason for sc in scalars]
+    conditions = [f"{c.param}->{p.name} is set{_while(c.param, p)}, which CUDA {release}'s {c.old_record} does not have"
+                  for c in records for p in c.not_carried] + [c.reason for c in checks] + [sc.reason for sc in scalars]
     unless = f"; refused, writing nothing, when {'; or when '.join(conditions)}" if conditions else ""
     reason = (f"{d.get('reason') or f'the CUDA {newest} form does not exist'}: called through "
               f"{s['entry']}, which does the same for the arguments it can take{unless}")
@@ -321,7 +318,58 @@ def adapter(f: dict, release: str, newest: str, ir: dict, index: int, function_i
         reason += "; " + "; ".join(f"its {a} is the newest form's {b}" + (f" (with *{c} NULL)" if c else "")
                                    for a, b, c in status_map)
     return SemanticAdapter(index, f, release, s["entry"], function_index, s["result"], entry_params, args, locals_,
-                           captures, checks, scalars, after, reason, status_map, expected=expected, satisfy=satisfy)
+                           captures, checks, scalars, after, reason, status_map, records=records, expected=expected,
+                           satisfy=satisfy)
+
+
+def _while(param: str, part: NotCarried) -> str:
+    """" while nodeParams->type is cudaGraphNodeTypeGraph" for a part of a union member, else ""."""
+    return f" while {param}->{part.when.field} is {part.when.value}" if part.when else ""
+
+
+def _parts(f: dict, p: dict, old_record: str | None, release: str, newest: str, ir: dict) -> list[NotCarried]:
+    """What `release` cannot carry of the record parameter `p` points to, passed to the older entry
+    point as it is (`old_record` None) or as that release's `old_record`: its record pair's parts not
+    carried (generator/record_conversion.py). None for another parameter or a record it lacks."""
+    name = record_conversion.record_name(p["canonical"])
+    new_records, old_records = release_ir.records_in(ir, newest), release_ir.records_in(ir, release)
+    if name is None or lookup(new_records, name) is None or lookup(old_records, old_record or name) is None:
+        return []
+    try:
+        return record_conversion.not_carried(name, old_record or name, release, ir)
+    except NotCarriedError as e:
+        raise IRError(f"{f['name']} in CUDA {release}: {p['name']} ({name}): {e}") from None
+
+
+def _checked_record(f: dict, p: dict, old_record: str | None, release: str, newest: str, ir: dict) -> list[Conversion]:
+    """The record `p` points to, going in, when `release` cannot carry all of it: its conversion,
+    whose table's parts not carried the adapter checks before the call. A record through a pointer to
+    non-const, passed as it is, must say whether the function reads it."""
+    parts = _parts(f, p, old_record, release, newest, ir)
+    if not parts:
+        return []
+    name = record_conversion.record_name(p["canonical"])
+    where = f"{f['name']} in CUDA {release}: {p['name']} ({name})"
+    if old_record is None and not p["canonical"].strip().startswith("const ") and not p.get("input"):
+        raise IRError(f"{where}: passed as it is, and CUDA {release} cannot carry "
+                      f"{', '.join(part.name for part in parts)}: generator/semantic.toml must say whether "
+                      f"{f['name']} reads it ([[read_written]])")
+    made = record_conversion.conversion(p, release_ir.records_in(ir, release), release_ir.records_in(ir, newest), set(),
+                                        old_record)
+    if isinstance(made, str):
+        raise IRError(f"{where}: {made}")
+    made.not_carried, made.checked = parts, True
+    return [made]
+
+
+def _cleared_parts(f: dict, p: dict, old_record: str, release: str, newest: str, ir: dict) -> list[NotCarried]:
+    """The parts of the record `p` points to that `release`'s `old_record`, written by the older entry
+    point, does not have: the adapter clears them after the call."""
+    parts = _parts(f, p, old_record, release, newest, ir)
+    if any(part.when for part in parts):
+        raise IRError(f"{f['name']} in CUDA {release}: {p['name']}: a union member's part cannot be cleared coming "
+                      "out (which member is in use is the library's to say)")
+    return parts
 
 
 def _record_of(c_type: str) -> str:
@@ -329,13 +377,12 @@ def _record_of(c_type: str) -> str:
     return c_type.strip().removesuffix("*").strip().removeprefix("const ").strip()
 
 
-def _prefix_fields(f: dict, param: str, old_type: str, release: str, newest: str,
-                   ir: dict) -> list[tuple[int, int, str, str]]:
-    """(offset, size, name, older record) of each field of the record `param` points to that the
-    entry point's record (`old_type`, another name) lacks, after checking that the older record is
-    the newer one's prefix: each of its fields is the newer one's of that name, at the same offset
-    and size (a reserved array may give its first bytes to new fields), nested records alike or a
-    prefix in turn. A field it lacks must be zero going in, and is cleared coming out."""
+def _prefix(f: dict, param: str, old_type: str, release: str, newest: str, ir: dict) -> str:
+    """The entry point's record (`old_type`, another name than the record `param` points to), after
+    checking that it is the newer one's prefix: each of its fields is the newer one's of that name,
+    at the same offset and size (a reserved array may give its first bytes to new fields), nested
+    records alike or a prefix in turn. What it lacks must be zero going in (checked by the pair's
+    conversion table), and is cleared coming out."""
     new_records, old_records = release_ir.records_in(ir, newest), release_ir.records_in(ir, release)
     p = next(p for p in f["params"] if p["name"] == param)
     new_name, old_name = _record_of(p["canonical"]), _record_of(old_type)
@@ -356,13 +403,12 @@ def _prefix_fields(f: dict, param: str, old_type: str, release: str, newest: str
             if (n["offset"], n["size"]) != (o["offset"], o["size"]) and not shrunk:
                 raise IRError(f"{where}: field {path}{o['name']} moved between CUDA {release} and {newest}")
             if o["kind"] == "record":
-                a, b = _lookup(new_records, n.get("record") or ""), _lookup(old_records, o.get("record") or "")
+                a, b = lookup(new_records, n.get("record") or ""), lookup(old_records, o.get("record") or "")
                 if a != b:
                     check(a, b, f"{path}{o['name']}.")
 
-    check(_lookup(new_records, new_name), _lookup(old_records, old_name), "")
-    return [(offset, size, name, old_name)
-            for offset, size, name in dropped_fields(new_name, release, newest, ir, param, old_name)]
+    check(lookup(new_records, new_name), lookup(old_records, old_name), "")
+    return old_name
 
 
 def _set_byte(param: str, offset: int) -> str:
@@ -396,36 +442,3 @@ def _value(v: str | dict) -> str:
         q = v["if_set"]
         return f"({q} != NULL && *{q} != NULL) ? {v['then']} : {v['else']}"
     raise IRError(f"semantic value {v!r}: a constant, a local or an if_set")
-
-
-# -- no silent drop: an input record's fields the older release lacks --------------------------------
-def dropped_fields(record: str, release: str, newest: str, ir: dict, param: str,
-                   older_record: str | None = None) -> list[tuple[int, int, str]]:
-    """(offset, size, name) of each field of `record` (the newest layout) that an adapter converting
-    it to `release`'s layout cannot carry: a field that release does not have, the part of an array
-    beyond its length there, recursively through records held by value. An input adapter refuses a
-    call that sets one to other than zero (docs/releases.md), naming it `param->field`.
-    `older_record`: the record's name in `release` when it is another (a semantic adapter's)."""
-    new_records, old_records = release_ir.records_in(ir, newest), release_ir.records_in(ir, release)
-    out: list[tuple[int, int, str]] = []
-
-    def walk(new: dict, old: dict, base: int, path: str) -> None:
-        old_fields = {f["name"]: f for f in old["fields"]}
-        for f in new["fields"]:
-            if not f["name"]:
-                continue
-            o = old_fields.get(f["name"])
-            name = path + f["name"]
-            if o is None:
-                out.append((base + f["offset"], f["size"], name))
-            elif f["kind"] == "record" and o["kind"] == "record":
-                a, b = _lookup(new_records, f.get("record") or ""), _lookup(old_records, o.get("record") or "")
-                if a is not None and b is not None and a["kind"] == b["kind"] == "struct" and a != b:
-                    walk(a, b, base + f["offset"], name + ".")
-            elif f["kind"] == "array" and o["kind"] == "array" and f["size"] > o["size"]:
-                out.append((base + f["offset"] + o["size"], f["size"] - o["size"], f"{name} beyond byte {o['size']}"))
-
-    new, old = _lookup(new_records, record), _lookup(old_records, older_record or record)
-    if new is not None and old is not None:
-        walk(new, old, 0, f"{param}->")
-    return out

@@ -11,6 +11,7 @@
 #include "releases.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,52 @@ static void convert(void *to, size_t to_size, const void *from, const cubind__re
     for (i = 0; i < table->count; ++i)
         memcpy((char *)to + (to_old ? f[i].old_offset : f[i].new_offset),
                (const char *)from + (to_old ? f[i].new_offset : f[i].old_offset), f[i].size);
+}
+
+/* The selector field of `part` read as the integer it holds (an enum: 1, 2, 4 or 8 bytes). */
+static long long selector_value(const unsigned char *record, const cubind__not_carried *part)
+{
+    int8_t v8;
+    int16_t v16;
+    int32_t v32;
+    int64_t v64 = 0;
+    switch (part->when_size) {
+    case 1:
+        memcpy(&v8, record + part->when_offset, 1);
+        return v8;
+    case 2:
+        memcpy(&v16, record + part->when_offset, 2);
+        return v16;
+    case 4:
+        memcpy(&v32, record + part->when_offset, 4);
+        return v32;
+    default:
+        memcpy(&v64, record + part->when_offset, 8);
+        return v64;
+    }
+}
+
+const cubind__not_carried *cubind__record_not_carried(const void *record, const cubind__record_conversion *table)
+{
+    const cubind__not_carried *parts =
+        (const cubind__not_carried *)(const void *)((const char *)table + table->not_carried_at);
+    const unsigned char *bytes = record;
+    size_t i, k;
+    if (record == NULL)
+        return NULL;
+    for (i = 0; i < table->not_carried_count; ++i) {
+        if (parts[i].when_size != 0 && selector_value(bytes, &parts[i]) != parts[i].when_value)
+            continue; /* another member of the union is in use: these bytes are its */
+        for (k = 0; k < parts[i].size; ++k)
+            if (bytes[parts[i].offset + k] != 0)
+                return &parts[i];
+    }
+    return NULL;
+}
+
+const char *cubind__record_string(const cubind__record_conversion *table, unsigned offset)
+{
+    return (const char *)table + table->strings_at + offset;
 }
 
 void *cubind__record_to_old(void *buffer, const void *record, const cubind__record_conversion *table)

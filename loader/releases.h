@@ -72,15 +72,42 @@ typedef struct cubind__field_pair {
     unsigned short new_offset, old_offset, size;
 } cubind__field_pair;
 
+/* A part of a record's newest layout that an older layout cannot carry (generator/record_conversion.py,
+ * not_carried): a field the older one lacks, the bytes of an array or of a union beyond its size there,
+ * wherever it is in the record (in a record it holds, in a union member). An adapter whose library reads
+ * the record refuses a call that sets it to other than zero, naming it: nothing is dropped silently. A
+ * part of a union member counts only while the member is in use: while the record's selector field
+ * (`when_size` bytes at `when_offset`, an enum) holds `when_value`; `when_size` 0: always. */
+typedef struct cubind__not_carried {
+    unsigned short offset, size;          /* in the newest layout */
+    unsigned short when_offset, when_size;
+    long long when_value;
+    unsigned short name;                  /* its path in the record ("alloc.poolProps.usage"): a string */
+    unsigned short when_field, when_name; /* the selector's path ("type") and enumerator: strings, or 0 */
+} cubind__not_carried;
+
 /* A record's conversion table between the newest layout and an older release's, generated once per
  * library and pair of layouts (generator/release_calls.py) and shared by every adapter converting
- * that record there, in both directions. Its fields follow it in the same object, `fields_at`
- * bytes from its start: an offset, not a pointer, so nothing is relocated at start-up. */
+ * that record there, in both directions, and by every semantic adapter passing it there as it is.
+ * What it addresses follows it in the same object, at offsets from its start, not pointers, so
+ * nothing is relocated at start-up: its field pairs (`fields_at`), its parts not carried
+ * (`not_carried_at`) and their strings (`strings_at`, which begin with the record's name in the
+ * older release). */
 typedef struct cubind__record_conversion {
     unsigned short new_size, old_size; /* the record's bytes in the newest layout, in the older one */
     unsigned short count;              /* cubind__field_pair[count] */
     unsigned short fields_at;
+    unsigned short not_carried_count;  /* cubind__not_carried[not_carried_count] */
+    unsigned short not_carried_at;
+    unsigned short strings_at;
 } cubind__record_conversion;
+
+/* The first part of `record` (the newest layout) that `table`'s older layout cannot carry and that is
+ * set (not all zero, and its union member in use), else NULL (also when `record` is NULL). */
+const cubind__not_carried *cubind__record_not_carried(const void *record, const cubind__record_conversion *table);
+
+/* String `offset` of `table`'s strings (0: the record's name in the older release). */
+const char *cubind__record_string(const cubind__record_conversion *table, unsigned offset);
 
 /* A buffer for a record in an older layout: `size` bytes (the larger of the two layouts), aligned
  * for any record. */

@@ -305,10 +305,29 @@ static void test_driver_entry_point(void **state)
     assert_int_equal(status, cudaDriverEntryPointSymbolNotFound);
 }
 
+/* cudaGraphAddNode with no dependencies reaches 12.4's cudaGraphAddNode_v2 with the same arguments
+ * (`params` as it is) and succeeds. */
+static void assert_node_added(cudaGraph_t graph, struct cudaGraphNodeParams *params)
+{
+    cudaGraphNode_t out, *pout = &out;
+    const cudaGraphNode_t *deps = NULL;
+    const cudaGraphEdgeData *edges = NULL;
+    size_t n = 0;
+    cubind_mock_set_status(cudaSuccess);
+    cubind_mock_expect_begin();
+    cubind_mock_expect_arg(&pout, sizeof pout);
+    cubind_mock_expect_arg(&graph, sizeof graph);
+    cubind_mock_expect_arg(&deps, sizeof deps);
+    cubind_mock_expect_arg(&edges, sizeof edges);
+    cubind_mock_expect_arg(&n, sizeof n);
+    cubind_mock_expect_arg(&params, sizeof params);
+    assert_called("cudaGraphAddNode_v2", cubind_runtime_graph_add_node(&out, graph, deps, edges, n, params));
+}
+
 /* CUDA 12.4: cudaGraphNodeParams' child-graph member has no ownership there. */
 static void test_node_params(void **state)
 {
-    cudaGraphNode_t node = HANDLE(cudaGraphNode_t, 19), out, *pout = &out;
+    cudaGraphNode_t node = HANDLE(cudaGraphNode_t, 19), out;
     cudaGraph_t graph = HANDLE(cudaGraph_t, 20);
     cudaGraphExec_t exec = HANDLE(cudaGraphExec_t, 21);
     const cudaGraphNode_t *deps = NULL;
@@ -324,14 +343,7 @@ static void test_node_params(void **state)
     params.graph.graph = graph;
     params.graph.ownership = cudaGraphChildGraphOwnershipClone;
     cubind_mock_set_status(cudaSuccess);
-    cubind_mock_expect_begin();
-    cubind_mock_expect_arg(&pout, sizeof pout);
-    cubind_mock_expect_arg(&graph, sizeof graph);
-    cubind_mock_expect_arg(&deps, sizeof deps);
-    cubind_mock_expect_arg(&edges, sizeof edges);
-    cubind_mock_expect_arg(&n, sizeof n);
-    cubind_mock_expect_arg(&p, sizeof p);
-    assert_called("cudaGraphAddNode_v2", cubind_runtime_graph_add_node(&out, graph, deps, edges, n, p));
+    assert_node_added(graph, p);
     cubind_mock_expect_begin();
     cubind_mock_expect_arg(&node, sizeof node);
     cubind_mock_expect_arg(&p, sizeof p);
@@ -359,6 +371,58 @@ static void test_node_params(void **state)
     assert_called("cudaGraphNodeSetParams", cubind_runtime_graph_node_set_params(node, p));
 }
 
+/* No silent drop, one rule on every path (issue 36): 12.4's cudaMemPoolProps has no usage, whether
+ * it comes alone (cudaMemPoolCreate), in an allocation node's parameters (cudaGraphAddMemAllocNode)
+ * or in the allocation member of cudaGraphNodeParams' union (cudaGraphAddNode); and 12.4's
+ * cudaResourceDesc.res is 56 bytes, 13.0's 128. */
+static void test_not_carried(void **state)
+{
+    cudaGraphNode_t out;
+    cudaGraph_t graph = HANDLE(cudaGraph_t, 22);
+    const cudaGraphNode_t *deps = NULL;
+    const cudaGraphEdgeData *edges = NULL;
+    size_t n = 0;
+    cudaMemPool_t pool;
+    cudaTextureObject_t texture;
+    struct cudaMemPoolProps props;
+    struct cudaMemAllocNodeParams alloc;
+    struct cudaGraphNodeParams params, *p = &params, before_refusal;
+    struct cudaResourceDesc resource;
+    struct cudaTextureDesc texture_desc;
+    unsigned long before;
+    (void)state;
+    if (!in_release("12.4"))
+        skip();
+    memset(&props, 0, sizeof props);
+    memset(&alloc, 0, sizeof alloc);
+    memset(&params, 0, sizeof params);
+    memset(&resource, 0, sizeof resource);
+    memset(&texture_desc, 0, sizeof texture_desc);
+    props.usage = 1;
+    alloc.poolProps.usage = 1;
+    params.type = cudaGraphNodeTypeMemAlloc;
+    params.alloc.poolProps.usage = 1;
+    resource.res.reserved.reserved[23] = 0x5a5a;
+    before_refusal = params;
+    cubind_mock_set_status(cudaSuccess);
+    before = cubind_mock_calls();
+    assert_refused(cubind_runtime_mem_pool_create(&pool, &props), before, "cudaMemPoolCreate", "cudaMemPoolCreate",
+                   "poolProps->usage is set, which CUDA 12.4's struct cudaMemPoolProps does not have");
+    assert_refused(cubind_runtime_graph_add_mem_alloc_node(&out, graph, NULL, 0, &alloc), before,
+                   "cudaGraphAddMemAllocNode", "cudaGraphAddMemAllocNode",
+                   "nodeParams->poolProps.usage is set, which CUDA 12.4's struct cudaMemAllocNodeParams does not have");
+    assert_refused(cubind_runtime_graph_add_node(&out, graph, deps, edges, n, p), before, "cudaGraphAddNode",
+                   "cudaGraphAddNode_v2",
+                   "nodeParams->alloc.poolProps.usage is set while nodeParams->type is cudaGraphNodeTypeMemAlloc");
+    assert_memory_equal(&params, &before_refusal, sizeof params);
+    assert_refused(cubind_runtime_create_texture_object(&texture, &resource, &texture_desc, NULL), before,
+                   "cudaCreateTextureObject", "cudaCreateTextureObject",
+                   "pResDesc->res beyond byte 56 is set, which CUDA 12.4's struct cudaResourceDesc does not have");
+    /* usage 0: the allocation node is added through 12.4's cudaGraphAddNode_v2 */
+    params.alloc.poolProps.usage = 0;
+    assert_node_added(graph, p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_exec_update),
         cmocka_unit_test(test_driver_entry_point),
         cmocka_unit_test(test_node_params),
+        cmocka_unit_test(test_not_carried),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21514,44 +21514,197 @@ CUresult cubind_driver_profiler_stop(void)
 }
 
 /* struct CUmemPoolProps_st in CUDA 12.5, 12.4: 88 bytes there, 88 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_CUmemPoolProps_st_12_5, strings.s##k) - offsetof(struct conversion_CUmemPoolProps_st_12_5, strings))
 static const struct conversion_CUmemPoolProps_st_12_5 {
     cubind__record_conversion head;
     cubind__field_pair fields[2];
+    cubind__not_carried not_carried[1];
+    struct {
+        char s0[25];
+        char s1[6];
+    } strings;
 } conversion_CUmemPoolProps_st_12_5 = {
-    {88, 88, 2, offsetof(struct conversion_CUmemPoolProps_st_12_5, fields)},
+    {88, 88, 2, offsetof(struct conversion_CUmemPoolProps_st_12_5, fields), 1,
+     offsetof(struct conversion_CUmemPoolProps_st_12_5, not_carried), offsetof(struct conversion_CUmemPoolProps_st_12_5, strings)},
     {
         {0, 0, 32},
         {34, 32, 54},
     },
+    {
+        {32, 2, 0, 0, 0, S(1), 0, 0}, /* usage */
+    },
+    {
+        "struct CUmemPoolProps_st",
+        "usage",
+    },
 };
+#undef S
 
 /* struct CUmemPoolProps_st in CUDA 11.8: 88 bytes there, 88 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_CUmemPoolProps_st_11_8, strings.s##k) - offsetof(struct conversion_CUmemPoolProps_st_11_8, strings))
 static const struct conversion_CUmemPoolProps_st_11_8 {
     cubind__record_conversion head;
     cubind__field_pair fields[2];
+    cubind__not_carried not_carried[2];
+    struct {
+        char s0[25];
+        char s1[8];
+        char s2[6];
+    } strings;
 } conversion_CUmemPoolProps_st_11_8 = {
-    {88, 88, 2, offsetof(struct conversion_CUmemPoolProps_st_11_8, fields)},
+    {88, 88, 2, offsetof(struct conversion_CUmemPoolProps_st_11_8, fields), 2,
+     offsetof(struct conversion_CUmemPoolProps_st_11_8, not_carried), offsetof(struct conversion_CUmemPoolProps_st_11_8, strings)},
     {
         {0, 0, 24},
         {34, 24, 54},
     },
+    {
+        {24, 8, 0, 0, 0, S(1), 0, 0}, /* maxSize */
+        {32, 2, 0, 0, 0, S(2), 0, 0}, /* usage */
+    },
+    {
+        "struct CUmemPoolProps_st",
+        "maxSize",
+        "usage",
+    },
 };
+#undef S
+
+/* struct CUDA_KERNEL_NODE_PARAMS_v2_st in CUDA 11.8 (as struct CUDA_KERNEL_NODE_PARAMS_st): 56 bytes there, 72 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_CUDA_KERNEL_NODE_PARAMS_v2_st_11_8, strings.s##k) - offsetof(struct conversion_CUDA_KERNEL_NODE_PARAMS_v2_st_11_8, strings))
+static const struct conversion_CUDA_KERNEL_NODE_PARAMS_v2_st_11_8 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[2];
+    cubind__not_carried not_carried[2];
+    struct {
+        char s0[34];
+        char s1[5];
+        char s2[4];
+    } strings;
+} conversion_CUDA_KERNEL_NODE_PARAMS_v2_st_11_8 = {
+    {72, 56, 2, offsetof(struct conversion_CUDA_KERNEL_NODE_PARAMS_v2_st_11_8, fields), 2,
+     offsetof(struct conversion_CUDA_KERNEL_NODE_PARAMS_v2_st_11_8, not_carried), offsetof(struct conversion_CUDA_KERNEL_NODE_PARAMS_v2_st_11_8, strings)},
+    {
+        {0, 0, 36},
+        {40, 40, 16},
+    },
+    {
+        {56, 8, 0, 0, 0, S(1), 0, 0}, /* kern */
+        {64, 8, 0, 0, 0, S(2), 0, 0}, /* ctx */
+    },
+    {
+        "struct CUDA_KERNEL_NODE_PARAMS_st",
+        "kern",
+        "ctx",
+    },
+};
+#undef S
 
 /* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st in CUDA 12.5, 12.4: 120 bytes there, 120 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5, strings.s##k) - offsetof(struct conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5, strings))
 static const struct conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5 {
     cubind__record_conversion head;
     cubind__field_pair fields[3];
+    cubind__not_carried not_carried[1];
+    struct {
+        char s0[40];
+        char s1[16];
+    } strings;
 } conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5 = {
-    {120, 120, 3, offsetof(struct conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5, fields)},
+    {120, 120, 3, offsetof(struct conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5, fields), 1,
+     offsetof(struct conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5, not_carried), offsetof(struct conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5, strings)},
     {
         {0, 0, 32},
         {34, 32, 54},
         {88, 88, 32},
     },
+    {
+        {32, 2, 0, 0, 0, S(1), 0, 0}, /* poolProps.usage */
+    },
+    {
+        "struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st",
+        "poolProps.usage",
+    },
 };
+#undef S
+
+/* struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st in CUDA 11.8 (as struct CUDA_MEM_ALLOC_NODE_PARAMS_st): 120 bytes there, 120 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_11_8, strings.s##k) - offsetof(struct conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_11_8, strings))
+static const struct conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_11_8 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[3];
+    cubind__not_carried not_carried[2];
+    struct {
+        char s0[37];
+        char s1[18];
+        char s2[16];
+    } strings;
+} conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_11_8 = {
+    {120, 120, 3, offsetof(struct conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_11_8, fields), 2,
+     offsetof(struct conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_11_8, not_carried), offsetof(struct conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_11_8, strings)},
+    {
+        {0, 0, 24},
+        {34, 24, 54},
+        {88, 88, 32},
+    },
+    {
+        {24, 8, 0, 0, 0, S(1), 0, 0}, /* poolProps.maxSize */
+        {32, 2, 0, 0, 0, S(2), 0, 0}, /* poolProps.usage */
+    },
+    {
+        "struct CUDA_MEM_ALLOC_NODE_PARAMS_st",
+        "poolProps.maxSize",
+        "poolProps.usage",
+    },
+};
+#undef S
+
+/* struct CUgraphNodeParams_st in CUDA 12.5, 12.4: 256 bytes there, 256 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_CUgraphNodeParams_st_12_5, strings.s##k) - offsetof(struct conversion_CUgraphNodeParams_st_12_5, strings))
+static const struct conversion_CUgraphNodeParams_st_12_5 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[1];
+    cubind__not_carried not_carried[2];
+    struct {
+        char s0[28];
+        char s1[16];
+        char s2[5];
+        char s3[25];
+        char s4[22];
+        char s5[29];
+    } strings;
+} conversion_CUgraphNodeParams_st_12_5 = {
+    {256, 256, 1, offsetof(struct conversion_CUgraphNodeParams_st_12_5, fields), 2,
+     offsetof(struct conversion_CUgraphNodeParams_st_12_5, not_carried), offsetof(struct conversion_CUgraphNodeParams_st_12_5, strings)},
+    {
+        {0, 0, 256},
+    },
+    {
+        {24, 4, 0, 4, (long long)CU_GRAPH_NODE_TYPE_GRAPH, S(1), S(2), S(3)},
+        {48, 2, 0, 4, (long long)CU_GRAPH_NODE_TYPE_MEM_ALLOC, S(4), S(2), S(5)},
+    },
+    {
+        "struct CUgraphNodeParams_st",
+        "graph.ownership",
+        "type",
+        "CU_GRAPH_NODE_TYPE_GRAPH",
+        "alloc.poolProps.usage",
+        "CU_GRAPH_NODE_TYPE_MEM_ALLOC",
+    },
+};
+#undef S
 
 /* CUDA 12.4: cuCtxCreate is called through cuCtxCreate_v2 (generator/semantic.toml). */
 typedef enum cudaError_enum (*adapter_0_fn)(struct CUctx_st **, unsigned int, int);
@@ -21588,9 +21741,10 @@ static CUresult adapter_2(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
     CUBIND__OLD_RECORD(old_poolProps, 88);
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_2_target, memory_order_acquire);
     CUresult cubind_result;
-    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "12.5", "cuMemPoolCreate",
-                                       "poolProps->usage is set, which CUDA 12.5's struct CUmemPoolProps_st does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "12.5", "cuMemPoolCreate", "poolProps", poolProps,
+                               &conversion_CUmemPoolProps_st_12_5.head, &cubind_refused))
+        return (CUresult)cubind_refused;
     cubind_result = cubind_fn(pool, cubind__record_to_old(&old_poolProps, poolProps, &conversion_CUmemPoolProps_st_12_5.head));
     return cubind_result;
 }
@@ -21602,9 +21756,10 @@ static CUresult adapter_3(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
     CUBIND__OLD_RECORD(old_poolProps, 88);
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_3_target, memory_order_acquire);
     CUresult cubind_result;
-    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "12.4", "cuMemPoolCreate",
-                                       "poolProps->usage is set, which CUDA 12.4's struct CUmemPoolProps_st does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "12.4", "cuMemPoolCreate", "poolProps", poolProps,
+                               &conversion_CUmemPoolProps_st_12_5.head, &cubind_refused))
+        return (CUresult)cubind_refused;
     cubind_result = cubind_fn(pool, cubind__record_to_old(&old_poolProps, poolProps, &conversion_CUmemPoolProps_st_12_5.head));
     return cubind_result;
 }
@@ -21616,12 +21771,10 @@ static CUresult adapter_4(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
     CUBIND__OLD_RECORD(old_poolProps, 88);
     cubind__cuMemPoolCreate_fn cubind_fn = (cubind__cuMemPoolCreate_fn)atomic_load_explicit(&adapter_4_target, memory_order_acquire);
     CUresult cubind_result;
-    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 24, 8, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate",
-                                       "poolProps->maxSize is set, which CUDA 11.8's struct CUmemPoolProps_st does not have");
-    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate",
-                                       "poolProps->usage is set, which CUDA 11.8's struct CUmemPoolProps_st does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_DRIVER, "cuMemPoolCreate", "11.8", "cuMemPoolCreate", "poolProps", poolProps,
+                               &conversion_CUmemPoolProps_st_11_8.head, &cubind_refused))
+        return (CUresult)cubind_refused;
     cubind_result = cubind_fn(pool, cubind__record_to_old(&old_poolProps, poolProps, &conversion_CUmemPoolProps_st_11_8.head));
     return cubind_result;
 }
@@ -21702,12 +21855,10 @@ static CUresult adapter_9(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgrap
 {
     adapter_9_fn cubind_fn = (adapter_9_fn)atomic_load_explicit(&adapter_9_target, memory_order_acquire);
     CUresult cubind_result;
-    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 56, 8, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphAddKernelNode", "11.8", "cuGraphAddKernelNode",
-                                       "nodeParams->kern is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have");
-    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 64, 8, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphAddKernelNode", "11.8", "cuGraphAddKernelNode",
-                                       "nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_DRIVER, "cuGraphAddKernelNode", "11.8", "cuGraphAddKernelNode", "nodeParams", nodeParams,
+                               &conversion_CUDA_KERNEL_NODE_PARAMS_v2_st_11_8.head, &cubind_refused))
+        return (CUresult)cubind_refused;
     cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st **)phGraphNode, (struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)dependencies, (unsigned long)numDependencies, (const void *)nodeParams);
     return cubind_result;
 }
@@ -21736,12 +21887,10 @@ static CUresult adapter_11(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nod
 {
     adapter_11_fn cubind_fn = (adapter_11_fn)atomic_load_explicit(&adapter_11_target, memory_order_acquire);
     CUresult cubind_result;
-    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 56, 8, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphKernelNodeSetParams", "11.8", "cuGraphKernelNodeSetParams",
-                                       "nodeParams->kern is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have");
-    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 64, 8, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphKernelNodeSetParams", "11.8", "cuGraphKernelNodeSetParams",
-                                       "nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_DRIVER, "cuGraphKernelNodeSetParams", "11.8", "cuGraphKernelNodeSetParams", "nodeParams", nodeParams,
+                               &conversion_CUDA_KERNEL_NODE_PARAMS_v2_st_11_8.head, &cubind_refused))
+        return (CUresult)cubind_refused;
     cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (const void *)nodeParams);
     return cubind_result;
 }
@@ -21797,6 +21946,10 @@ static CUresult adapter_16(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgra
     CUBIND__OLD_RECORD(old_nodeParams, 120);
     cubind__cuGraphAddMemAllocNode_fn cubind_fn = (cubind__cuGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_16_target, memory_order_acquire);
     CUresult cubind_result;
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_DRIVER, "cuGraphAddMemAllocNode", "12.5", "cuGraphAddMemAllocNode", "nodeParams", nodeParams,
+                               &conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5.head, &cubind_refused))
+        return (CUresult)cubind_refused;
     cubind_result = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, cubind__record_to_old(&old_nodeParams, nodeParams, &conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5.head));
     if (cubind_result == CUDA_SUCCESS)
         cubind__record_to_new(nodeParams, &old_nodeParams, &conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5.head);
@@ -21810,6 +21963,10 @@ static CUresult adapter_17(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgra
     CUBIND__OLD_RECORD(old_nodeParams, 120);
     cubind__cuGraphAddMemAllocNode_fn cubind_fn = (cubind__cuGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_17_target, memory_order_acquire);
     CUresult cubind_result;
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_DRIVER, "cuGraphAddMemAllocNode", "12.4", "cuGraphAddMemAllocNode", "nodeParams", nodeParams,
+                               &conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5.head, &cubind_refused))
+        return (CUresult)cubind_refused;
     cubind_result = cubind_fn(phGraphNode, hGraph, dependencies, numDependencies, cubind__record_to_old(&old_nodeParams, nodeParams, &conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5.head));
     if (cubind_result == CUDA_SUCCESS)
         cubind__record_to_new(nodeParams, &old_nodeParams, &conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5.head);
@@ -21823,12 +21980,10 @@ static CUresult adapter_18(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgra
 {
     adapter_18_fn cubind_fn = (adapter_18_fn)atomic_load_explicit(&adapter_18_target, memory_order_acquire);
     CUresult cubind_result;
-    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 8, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphAddMemAllocNode", "11.8", "cuGraphAddMemAllocNode",
-                                       "nodeParams->poolProps.maxSize is set, which struct CUDA_MEM_ALLOC_NODE_PARAMS_st of CUDA 11.8 does not have");
-    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 32, 2, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphAddMemAllocNode", "11.8", "cuGraphAddMemAllocNode",
-                                       "nodeParams->poolProps.usage is set, which struct CUDA_MEM_ALLOC_NODE_PARAMS_st of CUDA 11.8 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_DRIVER, "cuGraphAddMemAllocNode", "11.8", "cuGraphAddMemAllocNode", "nodeParams", nodeParams,
+                               &conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_11_8.head, &cubind_refused))
+        return (CUresult)cubind_refused;
     cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st **)phGraphNode, (struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)dependencies, (unsigned long)numDependencies, (void *)nodeParams);
     return cubind_result;
 }
@@ -21956,12 +22111,10 @@ static CUresult adapter_27(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA
 {
     adapter_27_fn cubind_fn = (adapter_27_fn)atomic_load_explicit(&adapter_27_target, memory_order_acquire);
     CUresult cubind_result;
-    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 56, 8, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphExecKernelNodeSetParams", "11.8", "cuGraphExecKernelNodeSetParams",
-                                       "nodeParams->kern is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have");
-    if (nodeParams != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 64, 8, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphExecKernelNodeSetParams", "11.8", "cuGraphExecKernelNodeSetParams",
-                                       "nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_DRIVER, "cuGraphExecKernelNodeSetParams", "11.8", "cuGraphExecKernelNodeSetParams", "nodeParams", nodeParams,
+                               &conversion_CUDA_KERNEL_NODE_PARAMS_v2_st_11_8.head, &cubind_refused))
+        return (CUresult)cubind_refused;
     cubind_result = (CUresult)cubind_fn((struct CUgraphExec_st *)hGraphExec, (struct CUgraphNode_st *)hNode, (const void *)nodeParams);
     return cubind_result;
 }
@@ -21993,9 +22146,10 @@ static CUresult adapter_29(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgra
 {
     adapter_29_fn cubind_fn = (adapter_29_fn)atomic_load_explicit(&adapter_29_target, memory_order_acquire);
     CUresult cubind_result;
-    if (nodeParams != NULL && nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphAddNode", "12.5", "cuGraphAddNode_v2",
-                                       "nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.5 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_DRIVER, "cuGraphAddNode", "12.5", "cuGraphAddNode_v2", "nodeParams", nodeParams,
+                               &conversion_CUgraphNodeParams_st_12_5.head, &cubind_refused))
+        return (CUresult)cubind_refused;
     cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st **)phGraphNode, (struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)dependencies, (const struct CUgraphEdgeData_st *)dependencyData, (unsigned long)numDependencies, (struct CUgraphNodeParams_st *)nodeParams);
     return cubind_result;
 }
@@ -22007,9 +22161,10 @@ static CUresult adapter_30(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgra
 {
     adapter_30_fn cubind_fn = (adapter_30_fn)atomic_load_explicit(&adapter_30_target, memory_order_acquire);
     CUresult cubind_result;
-    if (nodeParams != NULL && nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphAddNode", "12.4", "cuGraphAddNode_v2",
-                                       "nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.4 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_DRIVER, "cuGraphAddNode", "12.4", "cuGraphAddNode_v2", "nodeParams", nodeParams,
+                               &conversion_CUgraphNodeParams_st_12_5.head, &cubind_refused))
+        return (CUresult)cubind_refused;
     cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st **)phGraphNode, (struct CUgraph_st *)hGraph, (struct CUgraphNode_st *const *)dependencies, (const struct CUgraphEdgeData_st *)dependencyData, (unsigned long)numDependencies, (struct CUgraphNodeParams_st *)nodeParams);
     return cubind_result;
 }
@@ -22021,9 +22176,10 @@ static CUresult adapter_31(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
     adapter_31_fn cubind_fn = (adapter_31_fn)atomic_load_explicit(&adapter_31_target, memory_order_acquire);
     CUresult cubind_result;
-    if (nodeParams != NULL && nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphNodeSetParams", "12.5", "cuGraphNodeSetParams",
-                                       "nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.5 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_DRIVER, "cuGraphNodeSetParams", "12.5", "cuGraphNodeSetParams", "nodeParams", nodeParams,
+                               &conversion_CUgraphNodeParams_st_12_5.head, &cubind_refused))
+        return (CUresult)cubind_refused;
     cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (struct CUgraphNodeParams_st *)nodeParams);
     return cubind_result;
 }
@@ -22035,9 +22191,10 @@ static CUresult adapter_32(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
     adapter_32_fn cubind_fn = (adapter_32_fn)atomic_load_explicit(&adapter_32_target, memory_order_acquire);
     CUresult cubind_result;
-    if (nodeParams != NULL && nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphNodeSetParams", "12.4", "cuGraphNodeSetParams",
-                                       "nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.4 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_DRIVER, "cuGraphNodeSetParams", "12.4", "cuGraphNodeSetParams", "nodeParams", nodeParams,
+                               &conversion_CUgraphNodeParams_st_12_5.head, &cubind_refused))
+        return (CUresult)cubind_refused;
     cubind_result = (CUresult)cubind_fn((struct CUgraphNode_st *)hNode, (struct CUgraphNodeParams_st *)nodeParams);
     return cubind_result;
 }
@@ -22049,9 +22206,10 @@ static CUresult adapter_33(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNod
 {
     adapter_33_fn cubind_fn = (adapter_33_fn)atomic_load_explicit(&adapter_33_target, memory_order_acquire);
     CUresult cubind_result;
-    if (nodeParams != NULL && nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphExecNodeSetParams", "12.5", "cuGraphExecNodeSetParams",
-                                       "nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.5 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_DRIVER, "cuGraphExecNodeSetParams", "12.5", "cuGraphExecNodeSetParams", "nodeParams", nodeParams,
+                               &conversion_CUgraphNodeParams_st_12_5.head, &cubind_refused))
+        return (CUresult)cubind_refused;
     cubind_result = (CUresult)cubind_fn((struct CUgraphExec_st *)hGraphExec, (struct CUgraphNode_st *)hNode, (struct CUgraphNodeParams_st *)nodeParams);
     return cubind_result;
 }
@@ -22063,9 +22221,10 @@ static CUresult adapter_34(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNod
 {
     adapter_34_fn cubind_fn = (adapter_34_fn)atomic_load_explicit(&adapter_34_target, memory_order_acquire);
     CUresult cubind_result;
-    if (nodeParams != NULL && nodeParams->type == CU_GRAPH_NODE_TYPE_GRAPH && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
-        return (CUresult)cubind__semantic_refuse(CUBIND_LIB_DRIVER, "cuGraphExecNodeSetParams", "12.4", "cuGraphExecNodeSetParams",
-                                       "nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.4 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_DRIVER, "cuGraphExecNodeSetParams", "12.4", "cuGraphExecNodeSetParams", "nodeParams", nodeParams,
+                               &conversion_CUgraphNodeParams_st_12_5.head, &cubind_refused))
+        return (CUresult)cubind_refused;
     cubind_result = (CUresult)cubind_fn((struct CUgraphExec_st *)hGraphExec, (struct CUgraphNode_st *)hNode, (struct CUgraphNodeParams_st *)nodeParams);
     return cubind_result;
 }
@@ -22239,11 +22398,11 @@ const struct cubind__driver_releases {
         char s17[324];
         char s18[19];
         char s19[21];
-        char s20[489];
+        char s20[487];
         char s21[27];
         char s22[259];
         char s23[27];
-        char s24[495];
+        char s24[493];
         char s25[25];
         char s26[281];
         char s27[31];
@@ -22253,7 +22412,7 @@ const struct cubind__driver_releases {
         char s31[35];
         char s32[291];
         char s33[23];
-        char s34[516];
+        char s34[514];
         char s35[29];
         char s36[267];
         char s37[16];
@@ -22267,18 +22426,18 @@ const struct cubind__driver_releases {
         char s45[26];
         char s46[304];
         char s47[31];
-        char s48[499];
+        char s48[497];
         char s49[18];
         char s50[248];
         char s51[18];
-        char s52[531];
-        char s53[531];
+        char s52[736];
+        char s53[736];
         char s54[21];
-        char s55[537];
-        char s56[537];
+        char s55[742];
+        char s56[742];
         char s57[25];
-        char s58[545];
-        char s59[545];
+        char s58[750];
+        char s59[750];
         char s60[17];
         char s61[272];
         char s62[327];
@@ -22978,11 +23137,11 @@ const struct cubind__driver_releases {
         "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: dependencyData only in CUDA 13.0's: called through cuStreamUpdateCaptureDependencies, which does the same for the arguments it can take; refused, writing nothing, when dependencyData holds an edge that is not default (CUDA 11.8 has no edge data)",
         "cuEventElapsedTime",
         "cuGraphAddKernelNode",
-        "the CUDA 13.0 form does not exist: parameter 5 (nodeParams) is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0: called through cuGraphAddKernelNode, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->kern is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have; or when nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have",
+        "the CUDA 13.0 form does not exist: parameter 5 (nodeParams) is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0: called through cuGraphAddKernelNode, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->kern is set, which CUDA 11.8's struct CUDA_KERNEL_NODE_PARAMS_st does not have; or when nodeParams->ctx is set, which CUDA 11.8's struct CUDA_KERNEL_NODE_PARAMS_st does not have",
         "cuGraphKernelNodeGetParams",
         "the CUDA 13.0 form does not exist: parameter 2 (nodeParams) is struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0: called through cuGraphKernelNodeGetParams, which does the same for the arguments it can take",
         "cuGraphKernelNodeSetParams",
-        "the CUDA 13.0 form does not exist: parameter 2 (nodeParams) is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0: called through cuGraphKernelNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->kern is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have; or when nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have",
+        "the CUDA 13.0 form does not exist: parameter 2 (nodeParams) is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0: called through cuGraphKernelNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->kern is set, which CUDA 11.8's struct CUDA_KERNEL_NODE_PARAMS_st does not have; or when nodeParams->ctx is set, which CUDA 11.8's struct CUDA_KERNEL_NODE_PARAMS_st does not have",
         "cuGraphAddBatchMemOpNode",
         "the CUDA 13.0 form does not exist: parameter 5 (nodeParams) is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0: called through cuGraphAddBatchMemOpNode, which does the same for the arguments it can take",
         "cuGraphBatchMemOpNodeGetParams",
@@ -22992,7 +23151,7 @@ const struct cubind__driver_releases {
         "cuGraphExecBatchMemOpNodeSetParams",
         "the CUDA 13.0 form does not exist: parameter 3 (nodeParams) is const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st * in CUDA 13.0: called through cuGraphExecBatchMemOpNodeSetParams, which does the same for the arguments it can take",
         "cuGraphAddMemAllocNode",
-        "the CUDA 13.0 form does not exist: parameter 5 (nodeParams) is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0: called through cuGraphAddMemAllocNode, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->poolProps.maxSize is set, which struct CUDA_MEM_ALLOC_NODE_PARAMS_st of CUDA 11.8 does not have; or when nodeParams->poolProps.usage is set, which struct CUDA_MEM_ALLOC_NODE_PARAMS_st of CUDA 11.8 does not have",
+        "the CUDA 13.0 form does not exist: parameter 5 (nodeParams) is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0: called through cuGraphAddMemAllocNode, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->poolProps.maxSize is set, which CUDA 11.8's struct CUDA_MEM_ALLOC_NODE_PARAMS_st does not have; or when nodeParams->poolProps.usage is set, which CUDA 11.8's struct CUDA_MEM_ALLOC_NODE_PARAMS_st does not have",
         "cuGraphMemAllocNodeGetParams",
         "the CUDA 13.0 form does not exist: parameter 2 (params_out) is struct CUDA_MEM_ALLOC_NODE_PARAMS_st * in CUDA 11.8, struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st * in CUDA 13.0: called through cuGraphMemAllocNodeGetParams, which does the same for the arguments it can take",
         "cuGraphGetEdges",
@@ -23006,18 +23165,18 @@ const struct cubind__driver_releases {
         "cuGraphRemoveDependencies",
         "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: edgeData only in CUDA 13.0's: called through cuGraphRemoveDependencies, which does the same for the arguments it can take; refused, writing nothing, when edgeData holds an edge that is not default (CUDA 11.8 has no edge data)",
         "cuGraphExecKernelNodeSetParams",
-        "the CUDA 13.0 form does not exist: parameter 3 (nodeParams) is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0: called through cuGraphExecKernelNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->kern is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have; or when nodeParams->ctx is set, which struct CUDA_KERNEL_NODE_PARAMS_st of CUDA 11.8 does not have",
+        "the CUDA 13.0 form does not exist: parameter 3 (nodeParams) is const struct CUDA_KERNEL_NODE_PARAMS_st * in CUDA 11.8, const struct CUDA_KERNEL_NODE_PARAMS_v2_st * in CUDA 13.0: called through cuGraphExecKernelNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->kern is set, which CUDA 11.8's struct CUDA_KERNEL_NODE_PARAMS_st does not have; or when nodeParams->ctx is set, which CUDA 11.8's struct CUDA_KERNEL_NODE_PARAMS_st does not have",
         "cuGraphExecUpdate",
         "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 3 in CUDA 13.0: resultInfo only in CUDA 13.0's; hErrorNode_out, updateResult_out only in CUDA 11.8's: called through cuGraphExecUpdate, which does the same for the arguments it can take",
         "cuGraphAddNode_v2",
-        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.5 does not have",
-        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.4 does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set while nodeParams->type is CU_GRAPH_NODE_TYPE_GRAPH, which CUDA 12.5's struct CUgraphNodeParams_st does not have; or when nodeParams->alloc.poolProps.usage is set while nodeParams->type is CU_GRAPH_NODE_TYPE_MEM_ALLOC, which CUDA 12.5's struct CUgraphNodeParams_st does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set while nodeParams->type is CU_GRAPH_NODE_TYPE_GRAPH, which CUDA 12.4's struct CUgraphNodeParams_st does not have; or when nodeParams->alloc.poolProps.usage is set while nodeParams->type is CU_GRAPH_NODE_TYPE_MEM_ALLOC, which CUDA 12.4's struct CUgraphNodeParams_st does not have",
         "cuGraphNodeSetParams",
-        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.5 does not have",
-        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.4 does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set while nodeParams->type is CU_GRAPH_NODE_TYPE_GRAPH, which CUDA 12.5's struct CUgraphNodeParams_st does not have; or when nodeParams->alloc.poolProps.usage is set while nodeParams->type is CU_GRAPH_NODE_TYPE_MEM_ALLOC, which CUDA 12.5's struct CUgraphNodeParams_st does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set while nodeParams->type is CU_GRAPH_NODE_TYPE_GRAPH, which CUDA 12.4's struct CUgraphNodeParams_st does not have; or when nodeParams->alloc.poolProps.usage is set while nodeParams->type is CU_GRAPH_NODE_TYPE_MEM_ALLOC, which CUDA 12.4's struct CUgraphNodeParams_st does not have",
         "cuGraphExecNodeSetParams",
-        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.5 does not have",
-        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct CUDA_CHILD_GRAPH_NODE_PARAMS_st of CUDA 12.4 does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set while nodeParams->type is CU_GRAPH_NODE_TYPE_GRAPH, which CUDA 12.5's struct CUgraphNodeParams_st does not have; or when nodeParams->alloc.poolProps.usage is set while nodeParams->type is CU_GRAPH_NODE_TYPE_MEM_ALLOC, which CUDA 12.5's struct CUgraphNodeParams_st does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cuGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (CUgraphNodeParams *) reaches struct CUgraphNodeParams_st.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cuGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set while nodeParams->type is CU_GRAPH_NODE_TYPE_GRAPH, which CUDA 12.4's struct CUgraphNodeParams_st does not have; or when nodeParams->alloc.poolProps.usage is set while nodeParams->type is CU_GRAPH_NODE_TYPE_MEM_ALLOC, which CUDA 12.4's struct CUgraphNodeParams_st does not have",
         "cuGetProcAddress",
         "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 5 in CUDA 13.0: symbolStatus only in CUDA 13.0's: called through cuGetProcAddress, which does the same for the arguments it can take; its CUDA_ERROR_NOT_FOUND is the newest form's CUDA_SUCCESS (with *pfn NULL)",
         "the CUDA 13.0 form cannot be called: CUDA 12.5 has cuDeviceGetDevResource with the CUDA 13.0 parameters, but parameter resource (CUdevResource *) reaches struct CUdevResource_st.(anonymous 1): union member sm differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout; it needs CUDA 13.0 or newer",

@@ -14952,12 +14952,26 @@ cudaError_t cubind_runtime_profiler_stop(void)
 }
 
 /* struct cudaDeviceProp in CUDA 12.5, 12.4: 1032 bytes there, 1008 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaDeviceProp_12_5, strings.s##k) - offsetof(struct conversion_cudaDeviceProp_12_5, strings))
 static const struct conversion_cudaDeviceProp_12_5 {
     cubind__record_conversion head;
     cubind__field_pair fields[12];
+    cubind__not_carried not_carried[7];
+    struct {
+        char s0[22];
+        char s1[17];
+        char s2[13];
+        char s3[11];
+        char s4[11];
+        char s5[15];
+        char s6[18];
+        char s7[30];
+    } strings;
 } conversion_cudaDeviceProp_12_5 = {
-    {1008, 1032, 12, offsetof(struct conversion_cudaDeviceProp_12_5, fields)},
+    {1008, 1032, 12, offsetof(struct conversion_cudaDeviceProp_12_5, fields), 7,
+     offsetof(struct conversion_cudaDeviceProp_12_5, not_carried), offsetof(struct conversion_cudaDeviceProp_12_5, strings)},
     {
         {0, 0, 284},
         {288, 288, 60},
@@ -14972,15 +14986,63 @@ static const struct conversion_cudaDeviceProp_12_5 {
         {672, 696, 84},
         {784, 792, 224},
     },
+    {
+        {756, 4, 0, 0, 0, S(1), 0, 0}, /* deviceNumaConfig */
+        {760, 4, 0, 0, 0, S(2), 0, 0}, /* deviceNumaId */
+        {764, 4, 0, 0, 0, S(3), 0, 0}, /* mpsEnabled */
+        {768, 4, 0, 0, 0, S(4), 0, 0}, /* hostNumaId */
+        {772, 4, 0, 0, 0, S(5), 0, 0}, /* gpuPciDeviceID */
+        {776, 4, 0, 0, 0, S(6), 0, 0}, /* gpuPciSubsystemID */
+        {780, 4, 0, 0, 0, S(7), 0, 0}, /* hostNumaMultinodeIpcSupported */
+    },
+    {
+        "struct cudaDeviceProp",
+        "deviceNumaConfig",
+        "deviceNumaId",
+        "mpsEnabled",
+        "hostNumaId",
+        "gpuPciDeviceID",
+        "gpuPciSubsystemID",
+        "hostNumaMultinodeIpcSupported",
+    },
 };
+#undef S
 
 /* struct cudaDeviceProp in CUDA 11.8: 728 bytes there, 1008 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaDeviceProp_11_8, strings.s##k) - offsetof(struct conversion_cudaDeviceProp_11_8, strings))
 static const struct conversion_cudaDeviceProp_11_8 {
     cubind__record_conversion head;
     cubind__field_pair fields[11];
+    cubind__not_carried not_carried[21];
+    struct {
+        char s0[22];
+        char s1[22];
+        char s2[25];
+        char s3[30];
+        char s4[34];
+        char s5[21];
+        char s6[23];
+        char s7[32];
+        char s8[28];
+        char s9[31];
+        char s10[34];
+        char s11[18];
+        char s12[14];
+        char s13[24];
+        char s14[17];
+        char s15[13];
+        char s16[11];
+        char s17[11];
+        char s18[15];
+        char s19[18];
+        char s20[30];
+        char s21[9];
+    } strings;
 } conversion_cudaDeviceProp_11_8 = {
-    {1008, 728, 11, offsetof(struct conversion_cudaDeviceProp_11_8, fields)},
+    {1008, 728, 11, offsetof(struct conversion_cudaDeviceProp_11_8, fields), 21,
+     offsetof(struct conversion_cudaDeviceProp_11_8, not_carried), offsetof(struct conversion_cudaDeviceProp_11_8, strings)},
     {
         {0, 0, 284},
         {288, 288, 60},
@@ -14994,174 +15056,494 @@ static const struct conversion_cudaDeviceProp_11_8 {
         {652, 672, 20},
         {672, 696, 32},
     },
+    {
+        {704, 4, 0, 0, 0, S(1), 0, 0}, /* hostRegisterSupported */
+        {708, 4, 0, 0, 0, S(2), 0, 0}, /* sparseCudaArraySupported */
+        {712, 4, 0, 0, 0, S(3), 0, 0}, /* hostRegisterReadOnlySupported */
+        {716, 4, 0, 0, 0, S(4), 0, 0}, /* timelineSemaphoreInteropSupported */
+        {720, 4, 0, 0, 0, S(5), 0, 0}, /* memoryPoolsSupported */
+        {724, 4, 0, 0, 0, S(6), 0, 0}, /* gpuDirectRDMASupported */
+        {728, 4, 0, 0, 0, S(7), 0, 0}, /* gpuDirectRDMAFlushWritesOptions */
+        {732, 4, 0, 0, 0, S(8), 0, 0}, /* gpuDirectRDMAWritesOrdering */
+        {736, 4, 0, 0, 0, S(9), 0, 0}, /* memoryPoolSupportedHandleTypes */
+        {740, 4, 0, 0, 0, S(10), 0, 0}, /* deferredMappingCudaArraySupported */
+        {744, 4, 0, 0, 0, S(11), 0, 0}, /* ipcEventSupported */
+        {748, 4, 0, 0, 0, S(12), 0, 0}, /* clusterLaunch */
+        {752, 4, 0, 0, 0, S(13), 0, 0}, /* unifiedFunctionPointers */
+        {756, 4, 0, 0, 0, S(14), 0, 0}, /* deviceNumaConfig */
+        {760, 4, 0, 0, 0, S(15), 0, 0}, /* deviceNumaId */
+        {764, 4, 0, 0, 0, S(16), 0, 0}, /* mpsEnabled */
+        {768, 4, 0, 0, 0, S(17), 0, 0}, /* hostNumaId */
+        {772, 4, 0, 0, 0, S(18), 0, 0}, /* gpuPciDeviceID */
+        {776, 4, 0, 0, 0, S(19), 0, 0}, /* gpuPciSubsystemID */
+        {780, 4, 0, 0, 0, S(20), 0, 0}, /* hostNumaMultinodeIpcSupported */
+        {784, 224, 0, 0, 0, S(21), 0, 0}, /* reserved */
+    },
+    {
+        "struct cudaDeviceProp",
+        "hostRegisterSupported",
+        "sparseCudaArraySupported",
+        "hostRegisterReadOnlySupported",
+        "timelineSemaphoreInteropSupported",
+        "memoryPoolsSupported",
+        "gpuDirectRDMASupported",
+        "gpuDirectRDMAFlushWritesOptions",
+        "gpuDirectRDMAWritesOrdering",
+        "memoryPoolSupportedHandleTypes",
+        "deferredMappingCudaArraySupported",
+        "ipcEventSupported",
+        "clusterLaunch",
+        "unifiedFunctionPointers",
+        "deviceNumaConfig",
+        "deviceNumaId",
+        "mpsEnabled",
+        "hostNumaId",
+        "gpuPciDeviceID",
+        "gpuPciSubsystemID",
+        "hostNumaMultinodeIpcSupported",
+        "reserved",
+    },
 };
+#undef S
 
 /* struct cudaExternalMemoryHandleDesc in CUDA 12.5, 12.4, 11.8: 40 bytes there, 104 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaExternalMemoryHandleDesc_12_5, strings.s##k) - offsetof(struct conversion_cudaExternalMemoryHandleDesc_12_5, strings))
 static const struct conversion_cudaExternalMemoryHandleDesc_12_5 {
     cubind__record_conversion head;
     cubind__field_pair fields[2];
+    cubind__not_carried not_carried[1];
+    struct {
+        char s0[36];
+        char s1[9];
+    } strings;
 } conversion_cudaExternalMemoryHandleDesc_12_5 = {
-    {104, 40, 2, offsetof(struct conversion_cudaExternalMemoryHandleDesc_12_5, fields)},
+    {104, 40, 2, offsetof(struct conversion_cudaExternalMemoryHandleDesc_12_5, fields), 1,
+     offsetof(struct conversion_cudaExternalMemoryHandleDesc_12_5, not_carried), offsetof(struct conversion_cudaExternalMemoryHandleDesc_12_5, strings)},
     {
         {0, 0, 4},
         {8, 8, 28},
     },
+    {
+        {36, 64, 0, 0, 0, S(1), 0, 0}, /* reserved */
+    },
+    {
+        "struct cudaExternalMemoryHandleDesc",
+        "reserved",
+    },
 };
+#undef S
 
 /* struct cudaExternalMemoryBufferDesc in CUDA 12.5, 12.4, 11.8: 24 bytes there, 88 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaExternalMemoryBufferDesc_12_5, strings.s##k) - offsetof(struct conversion_cudaExternalMemoryBufferDesc_12_5, strings))
 static const struct conversion_cudaExternalMemoryBufferDesc_12_5 {
     cubind__record_conversion head;
     cubind__field_pair fields[1];
+    cubind__not_carried not_carried[1];
+    struct {
+        char s0[36];
+        char s1[9];
+    } strings;
 } conversion_cudaExternalMemoryBufferDesc_12_5 = {
-    {88, 24, 1, offsetof(struct conversion_cudaExternalMemoryBufferDesc_12_5, fields)},
+    {88, 24, 1, offsetof(struct conversion_cudaExternalMemoryBufferDesc_12_5, fields), 1,
+     offsetof(struct conversion_cudaExternalMemoryBufferDesc_12_5, not_carried), offsetof(struct conversion_cudaExternalMemoryBufferDesc_12_5, strings)},
     {
         {0, 0, 20},
     },
+    {
+        {20, 64, 0, 0, 0, S(1), 0, 0}, /* reserved */
+    },
+    {
+        "struct cudaExternalMemoryBufferDesc",
+        "reserved",
+    },
 };
+#undef S
 
 /* struct cudaExternalMemoryMipmappedArrayDesc in CUDA 12.5, 12.4, 11.8: 64 bytes there, 128 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaExternalMemoryMipmappedArrayDesc_12_5, strings.s##k) - offsetof(struct conversion_cudaExternalMemoryMipmappedArrayDesc_12_5, strings))
 static const struct conversion_cudaExternalMemoryMipmappedArrayDesc_12_5 {
     cubind__record_conversion head;
     cubind__field_pair fields[2];
+    cubind__not_carried not_carried[1];
+    struct {
+        char s0[44];
+        char s1[9];
+    } strings;
 } conversion_cudaExternalMemoryMipmappedArrayDesc_12_5 = {
-    {128, 64, 2, offsetof(struct conversion_cudaExternalMemoryMipmappedArrayDesc_12_5, fields)},
+    {128, 64, 2, offsetof(struct conversion_cudaExternalMemoryMipmappedArrayDesc_12_5, fields), 1,
+     offsetof(struct conversion_cudaExternalMemoryMipmappedArrayDesc_12_5, not_carried), offsetof(struct conversion_cudaExternalMemoryMipmappedArrayDesc_12_5, strings)},
     {
         {0, 0, 28},
         {32, 32, 32},
     },
+    {
+        {64, 64, 0, 0, 0, S(1), 0, 0}, /* reserved */
+    },
+    {
+        "struct cudaExternalMemoryMipmappedArrayDesc",
+        "reserved",
+    },
 };
+#undef S
 
 /* struct cudaExternalSemaphoreHandleDesc in CUDA 12.5, 12.4, 11.8: 32 bytes there, 96 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaExternalSemaphoreHandleDesc_12_5, strings.s##k) - offsetof(struct conversion_cudaExternalSemaphoreHandleDesc_12_5, strings))
 static const struct conversion_cudaExternalSemaphoreHandleDesc_12_5 {
     cubind__record_conversion head;
     cubind__field_pair fields[2];
+    cubind__not_carried not_carried[1];
+    struct {
+        char s0[39];
+        char s1[9];
+    } strings;
 } conversion_cudaExternalSemaphoreHandleDesc_12_5 = {
-    {96, 32, 2, offsetof(struct conversion_cudaExternalSemaphoreHandleDesc_12_5, fields)},
+    {96, 32, 2, offsetof(struct conversion_cudaExternalSemaphoreHandleDesc_12_5, fields), 1,
+     offsetof(struct conversion_cudaExternalSemaphoreHandleDesc_12_5, not_carried), offsetof(struct conversion_cudaExternalSemaphoreHandleDesc_12_5, strings)},
     {
         {0, 0, 4},
         {8, 8, 20},
     },
+    {
+        {28, 64, 0, 0, 0, S(1), 0, 0}, /* reserved */
+    },
+    {
+        "struct cudaExternalSemaphoreHandleDesc",
+        "reserved",
+    },
 };
+#undef S
 
 /* struct cudaFuncAttributes in CUDA 11.8: 56 bytes there, 144 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaFuncAttributes_11_8, strings.s##k) - offsetof(struct conversion_cudaFuncAttributes_11_8, strings))
 static const struct conversion_cudaFuncAttributes_11_8 {
     cubind__record_conversion head;
     cubind__field_pair fields[1];
+    cubind__not_carried not_carried[7];
+    struct {
+        char s0[26];
+        char s1[20];
+        char s2[21];
+        char s3[22];
+        char s4[21];
+        char s5[34];
+        char s6[30];
+        char s7[9];
+    } strings;
 } conversion_cudaFuncAttributes_11_8 = {
-    {144, 56, 1, offsetof(struct conversion_cudaFuncAttributes_11_8, fields)},
+    {144, 56, 1, offsetof(struct conversion_cudaFuncAttributes_11_8, fields), 7,
+     offsetof(struct conversion_cudaFuncAttributes_11_8, not_carried), offsetof(struct conversion_cudaFuncAttributes_11_8, strings)},
     {
         {0, 0, 52},
     },
+    {
+        {52, 4, 0, 0, 0, S(1), 0, 0}, /* clusterDimMustBeSet */
+        {56, 4, 0, 0, 0, S(2), 0, 0}, /* requiredClusterWidth */
+        {60, 4, 0, 0, 0, S(3), 0, 0}, /* requiredClusterHeight */
+        {64, 4, 0, 0, 0, S(4), 0, 0}, /* requiredClusterDepth */
+        {68, 4, 0, 0, 0, S(5), 0, 0}, /* clusterSchedulingPolicyPreference */
+        {72, 4, 0, 0, 0, S(6), 0, 0}, /* nonPortableClusterSizeAllowed */
+        {76, 64, 0, 0, 0, S(7), 0, 0}, /* reserved */
+    },
+    {
+        "struct cudaFuncAttributes",
+        "clusterDimMustBeSet",
+        "requiredClusterWidth",
+        "requiredClusterHeight",
+        "requiredClusterDepth",
+        "clusterSchedulingPolicyPreference",
+        "nonPortableClusterSizeAllowed",
+        "reserved",
+    },
 };
+#undef S
 
 /* struct cudaMemPoolProps in CUDA 12.5, 12.4: 88 bytes there, 88 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaMemPoolProps_12_5, strings.s##k) - offsetof(struct conversion_cudaMemPoolProps_12_5, strings))
 static const struct conversion_cudaMemPoolProps_12_5 {
     cubind__record_conversion head;
     cubind__field_pair fields[2];
+    cubind__not_carried not_carried[1];
+    struct {
+        char s0[24];
+        char s1[6];
+    } strings;
 } conversion_cudaMemPoolProps_12_5 = {
-    {88, 88, 2, offsetof(struct conversion_cudaMemPoolProps_12_5, fields)},
+    {88, 88, 2, offsetof(struct conversion_cudaMemPoolProps_12_5, fields), 1,
+     offsetof(struct conversion_cudaMemPoolProps_12_5, not_carried), offsetof(struct conversion_cudaMemPoolProps_12_5, strings)},
     {
         {0, 0, 32},
         {34, 32, 54},
     },
+    {
+        {32, 2, 0, 0, 0, S(1), 0, 0}, /* usage */
+    },
+    {
+        "struct cudaMemPoolProps",
+        "usage",
+    },
 };
+#undef S
 
 /* struct cudaMemPoolProps in CUDA 11.8: 88 bytes there, 88 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaMemPoolProps_11_8, strings.s##k) - offsetof(struct conversion_cudaMemPoolProps_11_8, strings))
 static const struct conversion_cudaMemPoolProps_11_8 {
     cubind__record_conversion head;
     cubind__field_pair fields[2];
+    cubind__not_carried not_carried[2];
+    struct {
+        char s0[24];
+        char s1[8];
+        char s2[6];
+    } strings;
 } conversion_cudaMemPoolProps_11_8 = {
-    {88, 88, 2, offsetof(struct conversion_cudaMemPoolProps_11_8, fields)},
+    {88, 88, 2, offsetof(struct conversion_cudaMemPoolProps_11_8, fields), 2,
+     offsetof(struct conversion_cudaMemPoolProps_11_8, not_carried), offsetof(struct conversion_cudaMemPoolProps_11_8, strings)},
     {
         {0, 0, 24},
         {34, 24, 54},
     },
+    {
+        {24, 8, 0, 0, 0, S(1), 0, 0}, /* maxSize */
+        {32, 2, 0, 0, 0, S(2), 0, 0}, /* usage */
+    },
+    {
+        "struct cudaMemPoolProps",
+        "maxSize",
+        "usage",
+    },
 };
+#undef S
 
 /* struct cudaPointerAttributes in CUDA 12.5, 12.4, 11.8: 24 bytes there, 88 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaPointerAttributes_12_5, strings.s##k) - offsetof(struct conversion_cudaPointerAttributes_12_5, strings))
 static const struct conversion_cudaPointerAttributes_12_5 {
     cubind__record_conversion head;
     cubind__field_pair fields[1];
+    cubind__not_carried not_carried[1];
+    struct {
+        char s0[29];
+        char s1[9];
+    } strings;
 } conversion_cudaPointerAttributes_12_5 = {
-    {88, 24, 1, offsetof(struct conversion_cudaPointerAttributes_12_5, fields)},
+    {88, 24, 1, offsetof(struct conversion_cudaPointerAttributes_12_5, fields), 1,
+     offsetof(struct conversion_cudaPointerAttributes_12_5, not_carried), offsetof(struct conversion_cudaPointerAttributes_12_5, strings)},
     {
         {0, 0, 24},
     },
+    {
+        {24, 64, 0, 0, 0, S(1), 0, 0}, /* reserved */
+    },
+    {
+        "struct cudaPointerAttributes",
+        "reserved",
+    },
 };
+#undef S
 
 /* struct cudaResourceDesc in CUDA 12.5, 12.4, 11.8: 64 bytes there, 144 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaResourceDesc_12_5, strings.s##k) - offsetof(struct conversion_cudaResourceDesc_12_5, strings))
 static const struct conversion_cudaResourceDesc_12_5 {
     cubind__record_conversion head;
     cubind__field_pair fields[2];
+    cubind__not_carried not_carried[2];
+    struct {
+        char s0[24];
+        char s1[19];
+        char s2[6];
+    } strings;
 } conversion_cudaResourceDesc_12_5 = {
-    {144, 64, 2, offsetof(struct conversion_cudaResourceDesc_12_5, fields)},
+    {144, 64, 2, offsetof(struct conversion_cudaResourceDesc_12_5, fields), 2,
+     offsetof(struct conversion_cudaResourceDesc_12_5, not_carried), offsetof(struct conversion_cudaResourceDesc_12_5, strings)},
     {
         {0, 0, 4},
         {8, 8, 56},
     },
+    {
+        {64, 72, 0, 0, 0, S(1), 0, 0}, /* res beyond byte 56 */
+        {136, 4, 0, 0, 0, S(2), 0, 0}, /* flags */
+    },
+    {
+        "struct cudaResourceDesc",
+        "res beyond byte 56",
+        "flags",
+    },
 };
+#undef S
 
 /* struct cudaResourceViewDesc in CUDA 12.5, 12.4, 11.8: 48 bytes there, 112 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaResourceViewDesc_12_5, strings.s##k) - offsetof(struct conversion_cudaResourceViewDesc_12_5, strings))
 static const struct conversion_cudaResourceViewDesc_12_5 {
     cubind__record_conversion head;
     cubind__field_pair fields[2];
+    cubind__not_carried not_carried[1];
+    struct {
+        char s0[28];
+        char s1[9];
+    } strings;
 } conversion_cudaResourceViewDesc_12_5 = {
-    {112, 48, 2, offsetof(struct conversion_cudaResourceViewDesc_12_5, fields)},
+    {112, 48, 2, offsetof(struct conversion_cudaResourceViewDesc_12_5, fields), 1,
+     offsetof(struct conversion_cudaResourceViewDesc_12_5, not_carried), offsetof(struct conversion_cudaResourceViewDesc_12_5, strings)},
     {
         {0, 0, 4},
         {8, 8, 40},
     },
+    {
+        {48, 64, 0, 0, 0, S(1), 0, 0}, /* reserved */
+    },
+    {
+        "struct cudaResourceViewDesc",
+        "reserved",
+    },
 };
+#undef S
 
 /* struct cudaTextureDesc in CUDA 11.8: 68 bytes there, 72 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaTextureDesc_11_8, strings.s##k) - offsetof(struct conversion_cudaTextureDesc_11_8, strings))
 static const struct conversion_cudaTextureDesc_11_8 {
     cubind__record_conversion head;
     cubind__field_pair fields[1];
+    cubind__not_carried not_carried[1];
+    struct {
+        char s0[23];
+        char s1[16];
+    } strings;
 } conversion_cudaTextureDesc_11_8 = {
-    {72, 68, 1, offsetof(struct conversion_cudaTextureDesc_11_8, fields)},
+    {72, 68, 1, offsetof(struct conversion_cudaTextureDesc_11_8, fields), 1,
+     offsetof(struct conversion_cudaTextureDesc_11_8, not_carried), offsetof(struct conversion_cudaTextureDesc_11_8, strings)},
     {
         {0, 0, 68},
     },
+    {
+        {68, 4, 0, 0, 0, S(1), 0, 0}, /* seamlessCubemap */
+    },
+    {
+        "struct cudaTextureDesc",
+        "seamlessCubemap",
+    },
 };
+#undef S
 
 /* struct cudaMemAllocNodeParams in CUDA 12.5, 12.4: 120 bytes there, 120 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaMemAllocNodeParams_12_5, strings.s##k) - offsetof(struct conversion_cudaMemAllocNodeParams_12_5, strings))
 static const struct conversion_cudaMemAllocNodeParams_12_5 {
     cubind__record_conversion head;
     cubind__field_pair fields[3];
+    cubind__not_carried not_carried[1];
+    struct {
+        char s0[30];
+        char s1[16];
+    } strings;
 } conversion_cudaMemAllocNodeParams_12_5 = {
-    {120, 120, 3, offsetof(struct conversion_cudaMemAllocNodeParams_12_5, fields)},
+    {120, 120, 3, offsetof(struct conversion_cudaMemAllocNodeParams_12_5, fields), 1,
+     offsetof(struct conversion_cudaMemAllocNodeParams_12_5, not_carried), offsetof(struct conversion_cudaMemAllocNodeParams_12_5, strings)},
     {
         {0, 0, 32},
         {34, 32, 54},
         {88, 88, 32},
     },
+    {
+        {32, 2, 0, 0, 0, S(1), 0, 0}, /* poolProps.usage */
+    },
+    {
+        "struct cudaMemAllocNodeParams",
+        "poolProps.usage",
+    },
 };
+#undef S
 
 /* struct cudaMemAllocNodeParams in CUDA 11.8: 120 bytes there, 120 here; the fields
- * both layouts have, {offset here, offset there, size}, copied either way (loader/releases.h). */
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaMemAllocNodeParams_11_8, strings.s##k) - offsetof(struct conversion_cudaMemAllocNodeParams_11_8, strings))
 static const struct conversion_cudaMemAllocNodeParams_11_8 {
     cubind__record_conversion head;
     cubind__field_pair fields[3];
+    cubind__not_carried not_carried[2];
+    struct {
+        char s0[30];
+        char s1[18];
+        char s2[16];
+    } strings;
 } conversion_cudaMemAllocNodeParams_11_8 = {
-    {120, 120, 3, offsetof(struct conversion_cudaMemAllocNodeParams_11_8, fields)},
+    {120, 120, 3, offsetof(struct conversion_cudaMemAllocNodeParams_11_8, fields), 2,
+     offsetof(struct conversion_cudaMemAllocNodeParams_11_8, not_carried), offsetof(struct conversion_cudaMemAllocNodeParams_11_8, strings)},
     {
         {0, 0, 24},
         {34, 24, 54},
         {88, 88, 32},
     },
+    {
+        {24, 8, 0, 0, 0, S(1), 0, 0}, /* poolProps.maxSize */
+        {32, 2, 0, 0, 0, S(2), 0, 0}, /* poolProps.usage */
+    },
+    {
+        "struct cudaMemAllocNodeParams",
+        "poolProps.maxSize",
+        "poolProps.usage",
+    },
 };
+#undef S
+
+/* struct cudaGraphNodeParams in CUDA 12.5, 12.4: 256 bytes there, 256 here; the fields
+ * both layouts have, {offset here, offset there, size}, copied either way, and what of this layout
+ * those releases cannot carry, which a call that reads the record must leave zero (loader/releases.h). */
+#define S(k) (offsetof(struct conversion_cudaGraphNodeParams_12_5, strings.s##k) - offsetof(struct conversion_cudaGraphNodeParams_12_5, strings))
+static const struct conversion_cudaGraphNodeParams_12_5 {
+    cubind__record_conversion head;
+    cubind__field_pair fields[1];
+    cubind__not_carried not_carried[2];
+    struct {
+        char s0[27];
+        char s1[16];
+        char s2[5];
+        char s3[23];
+        char s4[22];
+        char s5[26];
+    } strings;
+} conversion_cudaGraphNodeParams_12_5 = {
+    {256, 256, 1, offsetof(struct conversion_cudaGraphNodeParams_12_5, fields), 2,
+     offsetof(struct conversion_cudaGraphNodeParams_12_5, not_carried), offsetof(struct conversion_cudaGraphNodeParams_12_5, strings)},
+    {
+        {0, 0, 256},
+    },
+    {
+        {24, 4, 0, 4, (long long)cudaGraphNodeTypeGraph, S(1), S(2), S(3)},
+        {48, 2, 0, 4, (long long)cudaGraphNodeTypeMemAlloc, S(4), S(2), S(5)},
+    },
+    {
+        "struct cudaGraphNodeParams",
+        "graph.ownership",
+        "type",
+        "cudaGraphNodeTypeGraph",
+        "alloc.poolProps.usage",
+        "cudaGraphNodeTypeMemAlloc",
+    },
+};
+#undef S
 
 /* CUDA 12.5: cudaGetDeviceProperties is called as cudaGetDeviceProperties_v2, converting prop by conversion_cudaDeviceProp_12_5. */
 static cubind__slot adapter_0_target;
@@ -15209,27 +15591,10 @@ static cudaError_t adapter_3(int *device, const struct cudaDeviceProp *prop)
     CUBIND__OLD_RECORD(old_prop, 1032);
     cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)atomic_load_explicit(&adapter_3_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 756, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.5", "cudaChooseDevice",
-                                       "prop->deviceNumaConfig is set, which CUDA 12.5's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 760, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.5", "cudaChooseDevice",
-                                       "prop->deviceNumaId is set, which CUDA 12.5's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 764, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.5", "cudaChooseDevice",
-                                       "prop->mpsEnabled is set, which CUDA 12.5's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 768, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.5", "cudaChooseDevice",
-                                       "prop->hostNumaId is set, which CUDA 12.5's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 772, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.5", "cudaChooseDevice",
-                                       "prop->gpuPciDeviceID is set, which CUDA 12.5's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 776, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.5", "cudaChooseDevice",
-                                       "prop->gpuPciSubsystemID is set, which CUDA 12.5's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 780, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.5", "cudaChooseDevice",
-                                       "prop->hostNumaMultinodeIpcSupported is set, which CUDA 12.5's struct cudaDeviceProp does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.5", "cudaChooseDevice", "prop", prop,
+                               &conversion_cudaDeviceProp_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(device, cubind__record_to_old(&old_prop, prop, &conversion_cudaDeviceProp_12_5.head));
     return cubind_result;
 }
@@ -15241,27 +15606,10 @@ static cudaError_t adapter_4(int *device, const struct cudaDeviceProp *prop)
     CUBIND__OLD_RECORD(old_prop, 1032);
     cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)atomic_load_explicit(&adapter_4_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 756, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice",
-                                       "prop->deviceNumaConfig is set, which CUDA 12.4's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 760, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice",
-                                       "prop->deviceNumaId is set, which CUDA 12.4's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 764, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice",
-                                       "prop->mpsEnabled is set, which CUDA 12.4's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 768, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice",
-                                       "prop->hostNumaId is set, which CUDA 12.4's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 772, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice",
-                                       "prop->gpuPciDeviceID is set, which CUDA 12.4's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 776, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice",
-                                       "prop->gpuPciSubsystemID is set, which CUDA 12.4's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 780, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice",
-                                       "prop->hostNumaMultinodeIpcSupported is set, which CUDA 12.4's struct cudaDeviceProp does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "12.4", "cudaChooseDevice", "prop", prop,
+                               &conversion_cudaDeviceProp_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(device, cubind__record_to_old(&old_prop, prop, &conversion_cudaDeviceProp_12_5.head));
     return cubind_result;
 }
@@ -15273,69 +15621,10 @@ static cudaError_t adapter_5(int *device, const struct cudaDeviceProp *prop)
     CUBIND__OLD_RECORD(old_prop, 1008);
     cubind__cudaChooseDevice_fn cubind_fn = (cubind__cudaChooseDevice_fn)atomic_load_explicit(&adapter_5_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 704, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->hostRegisterSupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 708, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->sparseCudaArraySupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 712, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->hostRegisterReadOnlySupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 716, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->timelineSemaphoreInteropSupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 720, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->memoryPoolsSupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 724, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->gpuDirectRDMASupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 728, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->gpuDirectRDMAFlushWritesOptions is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 732, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->gpuDirectRDMAWritesOrdering is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 736, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->memoryPoolSupportedHandleTypes is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 740, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->deferredMappingCudaArraySupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 744, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->ipcEventSupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 748, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->clusterLaunch is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 752, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->unifiedFunctionPointers is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 756, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->deviceNumaConfig is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 760, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->deviceNumaId is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 764, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->mpsEnabled is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 768, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->hostNumaId is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 772, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->gpuPciDeviceID is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 776, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->gpuPciSubsystemID is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 780, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->hostNumaMultinodeIpcSupported is set, which CUDA 11.8's struct cudaDeviceProp does not have");
-    if (prop != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)prop + 784, 224, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice",
-                                       "prop->reserved is set, which CUDA 11.8's struct cudaDeviceProp does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaChooseDevice", "11.8", "cudaChooseDevice", "prop", prop,
+                               &conversion_cudaDeviceProp_11_8.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(device, cubind__record_to_old(&old_prop, prop, &conversion_cudaDeviceProp_11_8.head));
     return cubind_result;
 }
@@ -15375,9 +15664,10 @@ static cudaError_t adapter_8(cudaExternalMemory_t *extMem_out, const struct cuda
     CUBIND__OLD_RECORD(old_memHandleDesc, 104);
     cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)atomic_load_explicit(&adapter_8_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (memHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)memHandleDesc + 36, 64, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", "12.5", "cudaImportExternalMemory",
-                                       "memHandleDesc->reserved is set, which CUDA 12.5's struct cudaExternalMemoryHandleDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", "12.5", "cudaImportExternalMemory", "memHandleDesc", memHandleDesc,
+                               &conversion_cudaExternalMemoryHandleDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(extMem_out, cubind__record_to_old(&old_memHandleDesc, memHandleDesc, &conversion_cudaExternalMemoryHandleDesc_12_5.head));
     return cubind_result;
 }
@@ -15389,9 +15679,10 @@ static cudaError_t adapter_9(cudaExternalMemory_t *extMem_out, const struct cuda
     CUBIND__OLD_RECORD(old_memHandleDesc, 104);
     cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)atomic_load_explicit(&adapter_9_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (memHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)memHandleDesc + 36, 64, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", "12.4", "cudaImportExternalMemory",
-                                       "memHandleDesc->reserved is set, which CUDA 12.4's struct cudaExternalMemoryHandleDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", "12.4", "cudaImportExternalMemory", "memHandleDesc", memHandleDesc,
+                               &conversion_cudaExternalMemoryHandleDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(extMem_out, cubind__record_to_old(&old_memHandleDesc, memHandleDesc, &conversion_cudaExternalMemoryHandleDesc_12_5.head));
     return cubind_result;
 }
@@ -15403,9 +15694,10 @@ static cudaError_t adapter_10(cudaExternalMemory_t *extMem_out, const struct cud
     CUBIND__OLD_RECORD(old_memHandleDesc, 104);
     cubind__cudaImportExternalMemory_fn cubind_fn = (cubind__cudaImportExternalMemory_fn)atomic_load_explicit(&adapter_10_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (memHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)memHandleDesc + 36, 64, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", "11.8", "cudaImportExternalMemory",
-                                       "memHandleDesc->reserved is set, which CUDA 11.8's struct cudaExternalMemoryHandleDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaImportExternalMemory", "11.8", "cudaImportExternalMemory", "memHandleDesc", memHandleDesc,
+                               &conversion_cudaExternalMemoryHandleDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(extMem_out, cubind__record_to_old(&old_memHandleDesc, memHandleDesc, &conversion_cudaExternalMemoryHandleDesc_12_5.head));
     return cubind_result;
 }
@@ -15417,9 +15709,10 @@ static cudaError_t adapter_11(void **devPtr, cudaExternalMemory_t extMem, const 
     CUBIND__OLD_RECORD(old_bufferDesc, 88);
     cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)atomic_load_explicit(&adapter_11_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (bufferDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)bufferDesc + 20, 64, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", "12.5", "cudaExternalMemoryGetMappedBuffer",
-                                       "bufferDesc->reserved is set, which CUDA 12.5's struct cudaExternalMemoryBufferDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", "12.5", "cudaExternalMemoryGetMappedBuffer", "bufferDesc", bufferDesc,
+                               &conversion_cudaExternalMemoryBufferDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(devPtr, extMem, cubind__record_to_old(&old_bufferDesc, bufferDesc, &conversion_cudaExternalMemoryBufferDesc_12_5.head));
     return cubind_result;
 }
@@ -15431,9 +15724,10 @@ static cudaError_t adapter_12(void **devPtr, cudaExternalMemory_t extMem, const 
     CUBIND__OLD_RECORD(old_bufferDesc, 88);
     cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)atomic_load_explicit(&adapter_12_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (bufferDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)bufferDesc + 20, 64, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", "12.4", "cudaExternalMemoryGetMappedBuffer",
-                                       "bufferDesc->reserved is set, which CUDA 12.4's struct cudaExternalMemoryBufferDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", "12.4", "cudaExternalMemoryGetMappedBuffer", "bufferDesc", bufferDesc,
+                               &conversion_cudaExternalMemoryBufferDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(devPtr, extMem, cubind__record_to_old(&old_bufferDesc, bufferDesc, &conversion_cudaExternalMemoryBufferDesc_12_5.head));
     return cubind_result;
 }
@@ -15445,9 +15739,10 @@ static cudaError_t adapter_13(void **devPtr, cudaExternalMemory_t extMem, const 
     CUBIND__OLD_RECORD(old_bufferDesc, 88);
     cubind__cudaExternalMemoryGetMappedBuffer_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedBuffer_fn)atomic_load_explicit(&adapter_13_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (bufferDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)bufferDesc + 20, 64, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", "11.8", "cudaExternalMemoryGetMappedBuffer",
-                                       "bufferDesc->reserved is set, which CUDA 11.8's struct cudaExternalMemoryBufferDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedBuffer", "11.8", "cudaExternalMemoryGetMappedBuffer", "bufferDesc", bufferDesc,
+                               &conversion_cudaExternalMemoryBufferDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(devPtr, extMem, cubind__record_to_old(&old_bufferDesc, bufferDesc, &conversion_cudaExternalMemoryBufferDesc_12_5.head));
     return cubind_result;
 }
@@ -15459,9 +15754,10 @@ static cudaError_t adapter_14(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t
     CUBIND__OLD_RECORD(old_mipmapDesc, 128);
     cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)atomic_load_explicit(&adapter_14_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (mipmapDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)mipmapDesc + 64, 64, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", "12.5", "cudaExternalMemoryGetMappedMipmappedArray",
-                                       "mipmapDesc->reserved is set, which CUDA 12.5's struct cudaExternalMemoryMipmappedArrayDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", "12.5", "cudaExternalMemoryGetMappedMipmappedArray", "mipmapDesc", mipmapDesc,
+                               &conversion_cudaExternalMemoryMipmappedArrayDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(mipmap, extMem, cubind__record_to_old(&old_mipmapDesc, mipmapDesc, &conversion_cudaExternalMemoryMipmappedArrayDesc_12_5.head));
     return cubind_result;
 }
@@ -15473,9 +15769,10 @@ static cudaError_t adapter_15(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t
     CUBIND__OLD_RECORD(old_mipmapDesc, 128);
     cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)atomic_load_explicit(&adapter_15_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (mipmapDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)mipmapDesc + 64, 64, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", "12.4", "cudaExternalMemoryGetMappedMipmappedArray",
-                                       "mipmapDesc->reserved is set, which CUDA 12.4's struct cudaExternalMemoryMipmappedArrayDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", "12.4", "cudaExternalMemoryGetMappedMipmappedArray", "mipmapDesc", mipmapDesc,
+                               &conversion_cudaExternalMemoryMipmappedArrayDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(mipmap, extMem, cubind__record_to_old(&old_mipmapDesc, mipmapDesc, &conversion_cudaExternalMemoryMipmappedArrayDesc_12_5.head));
     return cubind_result;
 }
@@ -15487,9 +15784,10 @@ static cudaError_t adapter_16(cudaMipmappedArray_t *mipmap, cudaExternalMemory_t
     CUBIND__OLD_RECORD(old_mipmapDesc, 128);
     cubind__cudaExternalMemoryGetMappedMipmappedArray_fn cubind_fn = (cubind__cudaExternalMemoryGetMappedMipmappedArray_fn)atomic_load_explicit(&adapter_16_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (mipmapDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)mipmapDesc + 64, 64, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", "11.8", "cudaExternalMemoryGetMappedMipmappedArray",
-                                       "mipmapDesc->reserved is set, which CUDA 11.8's struct cudaExternalMemoryMipmappedArrayDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaExternalMemoryGetMappedMipmappedArray", "11.8", "cudaExternalMemoryGetMappedMipmappedArray", "mipmapDesc", mipmapDesc,
+                               &conversion_cudaExternalMemoryMipmappedArrayDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(mipmap, extMem, cubind__record_to_old(&old_mipmapDesc, mipmapDesc, &conversion_cudaExternalMemoryMipmappedArrayDesc_12_5.head));
     return cubind_result;
 }
@@ -15501,9 +15799,10 @@ static cudaError_t adapter_17(cudaExternalSemaphore_t *extSem_out, const struct 
     CUBIND__OLD_RECORD(old_semHandleDesc, 96);
     cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)atomic_load_explicit(&adapter_17_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (semHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)semHandleDesc + 28, 64, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", "12.5", "cudaImportExternalSemaphore",
-                                       "semHandleDesc->reserved is set, which CUDA 12.5's struct cudaExternalSemaphoreHandleDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", "12.5", "cudaImportExternalSemaphore", "semHandleDesc", semHandleDesc,
+                               &conversion_cudaExternalSemaphoreHandleDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(extSem_out, cubind__record_to_old(&old_semHandleDesc, semHandleDesc, &conversion_cudaExternalSemaphoreHandleDesc_12_5.head));
     return cubind_result;
 }
@@ -15515,9 +15814,10 @@ static cudaError_t adapter_18(cudaExternalSemaphore_t *extSem_out, const struct 
     CUBIND__OLD_RECORD(old_semHandleDesc, 96);
     cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)atomic_load_explicit(&adapter_18_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (semHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)semHandleDesc + 28, 64, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", "12.4", "cudaImportExternalSemaphore",
-                                       "semHandleDesc->reserved is set, which CUDA 12.4's struct cudaExternalSemaphoreHandleDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", "12.4", "cudaImportExternalSemaphore", "semHandleDesc", semHandleDesc,
+                               &conversion_cudaExternalSemaphoreHandleDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(extSem_out, cubind__record_to_old(&old_semHandleDesc, semHandleDesc, &conversion_cudaExternalSemaphoreHandleDesc_12_5.head));
     return cubind_result;
 }
@@ -15529,9 +15829,10 @@ static cudaError_t adapter_19(cudaExternalSemaphore_t *extSem_out, const struct 
     CUBIND__OLD_RECORD(old_semHandleDesc, 96);
     cubind__cudaImportExternalSemaphore_fn cubind_fn = (cubind__cudaImportExternalSemaphore_fn)atomic_load_explicit(&adapter_19_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (semHandleDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)semHandleDesc + 28, 64, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", "11.8", "cudaImportExternalSemaphore",
-                                       "semHandleDesc->reserved is set, which CUDA 11.8's struct cudaExternalSemaphoreHandleDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaImportExternalSemaphore", "11.8", "cudaImportExternalSemaphore", "semHandleDesc", semHandleDesc,
+                               &conversion_cudaExternalSemaphoreHandleDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(extSem_out, cubind__record_to_old(&old_semHandleDesc, semHandleDesc, &conversion_cudaExternalSemaphoreHandleDesc_12_5.head));
     return cubind_result;
 }
@@ -15597,9 +15898,10 @@ static cudaError_t adapter_23(cudaMemPool_t *memPool, const struct cudaMemPoolPr
     CUBIND__OLD_RECORD(old_poolProps, 88);
     cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)atomic_load_explicit(&adapter_23_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", "12.5", "cudaMemPoolCreate",
-                                       "poolProps->usage is set, which CUDA 12.5's struct cudaMemPoolProps does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", "12.5", "cudaMemPoolCreate", "poolProps", poolProps,
+                               &conversion_cudaMemPoolProps_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(memPool, cubind__record_to_old(&old_poolProps, poolProps, &conversion_cudaMemPoolProps_12_5.head));
     return cubind_result;
 }
@@ -15611,9 +15913,10 @@ static cudaError_t adapter_24(cudaMemPool_t *memPool, const struct cudaMemPoolPr
     CUBIND__OLD_RECORD(old_poolProps, 88);
     cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)atomic_load_explicit(&adapter_24_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", "12.4", "cudaMemPoolCreate",
-                                       "poolProps->usage is set, which CUDA 12.4's struct cudaMemPoolProps does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", "12.4", "cudaMemPoolCreate", "poolProps", poolProps,
+                               &conversion_cudaMemPoolProps_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(memPool, cubind__record_to_old(&old_poolProps, poolProps, &conversion_cudaMemPoolProps_12_5.head));
     return cubind_result;
 }
@@ -15625,12 +15928,10 @@ static cudaError_t adapter_25(cudaMemPool_t *memPool, const struct cudaMemPoolPr
     CUBIND__OLD_RECORD(old_poolProps, 88);
     cubind__cudaMemPoolCreate_fn cubind_fn = (cubind__cudaMemPoolCreate_fn)atomic_load_explicit(&adapter_25_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 24, 8, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", "11.8", "cudaMemPoolCreate",
-                                       "poolProps->maxSize is set, which CUDA 11.8's struct cudaMemPoolProps does not have");
-    if (poolProps != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)poolProps + 32, 2, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", "11.8", "cudaMemPoolCreate",
-                                       "poolProps->usage is set, which CUDA 11.8's struct cudaMemPoolProps does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaMemPoolCreate", "11.8", "cudaMemPoolCreate", "poolProps", poolProps,
+                               &conversion_cudaMemPoolProps_11_8.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(memPool, cubind__record_to_old(&old_poolProps, poolProps, &conversion_cudaMemPoolProps_11_8.head));
     return cubind_result;
 }
@@ -15682,12 +15983,13 @@ static cudaError_t adapter_29(cudaTextureObject_t *pTexObject, const struct cuda
     CUBIND__OLD_RECORD(old_pResViewDesc, 112);
     cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_29_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "12.5", "cudaCreateTextureObject",
-                                       "pResDesc->flags is set, which CUDA 12.5's struct cudaResourceDesc does not have");
-    if (pResViewDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResViewDesc + 48, 64, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "12.5", "cudaCreateTextureObject",
-                                       "pResViewDesc->reserved is set, which CUDA 12.5's struct cudaResourceViewDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "12.5", "cudaCreateTextureObject", "pResDesc", pResDesc,
+                               &conversion_cudaResourceDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "12.5", "cudaCreateTextureObject", "pResViewDesc", pResViewDesc,
+                               &conversion_cudaResourceViewDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(pTexObject, cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head), pTexDesc, cubind__record_to_old(&old_pResViewDesc, pResViewDesc, &conversion_cudaResourceViewDesc_12_5.head));
     return cubind_result;
 }
@@ -15700,12 +16002,13 @@ static cudaError_t adapter_30(cudaTextureObject_t *pTexObject, const struct cuda
     CUBIND__OLD_RECORD(old_pResViewDesc, 112);
     cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_30_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "12.4", "cudaCreateTextureObject",
-                                       "pResDesc->flags is set, which CUDA 12.4's struct cudaResourceDesc does not have");
-    if (pResViewDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResViewDesc + 48, 64, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "12.4", "cudaCreateTextureObject",
-                                       "pResViewDesc->reserved is set, which CUDA 12.4's struct cudaResourceViewDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "12.4", "cudaCreateTextureObject", "pResDesc", pResDesc,
+                               &conversion_cudaResourceDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "12.4", "cudaCreateTextureObject", "pResViewDesc", pResViewDesc,
+                               &conversion_cudaResourceViewDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(pTexObject, cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head), pTexDesc, cubind__record_to_old(&old_pResViewDesc, pResViewDesc, &conversion_cudaResourceViewDesc_12_5.head));
     return cubind_result;
 }
@@ -15719,15 +16022,16 @@ static cudaError_t adapter_31(cudaTextureObject_t *pTexObject, const struct cuda
     CUBIND__OLD_RECORD(old_pResViewDesc, 112);
     cubind__cudaCreateTextureObject_fn cubind_fn = (cubind__cudaCreateTextureObject_fn)atomic_load_explicit(&adapter_31_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "11.8", "cudaCreateTextureObject",
-                                       "pResDesc->flags is set, which CUDA 11.8's struct cudaResourceDesc does not have");
-    if (pTexDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pTexDesc + 68, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "11.8", "cudaCreateTextureObject",
-                                       "pTexDesc->seamlessCubemap is set, which CUDA 11.8's struct cudaTextureDesc does not have");
-    if (pResViewDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResViewDesc + 48, 64, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "11.8", "cudaCreateTextureObject",
-                                       "pResViewDesc->reserved is set, which CUDA 11.8's struct cudaResourceViewDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "11.8", "cudaCreateTextureObject", "pResDesc", pResDesc,
+                               &conversion_cudaResourceDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "11.8", "cudaCreateTextureObject", "pTexDesc", pTexDesc,
+                               &conversion_cudaTextureDesc_11_8.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaCreateTextureObject", "11.8", "cudaCreateTextureObject", "pResViewDesc", pResViewDesc,
+                               &conversion_cudaResourceViewDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(pTexObject, cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head), cubind__record_to_old(&old_pTexDesc, pTexDesc, &conversion_cudaTextureDesc_11_8.head), cubind__record_to_old(&old_pResViewDesc, pResViewDesc, &conversion_cudaResourceViewDesc_12_5.head));
     return cubind_result;
 }
@@ -15830,9 +16134,10 @@ static cudaError_t adapter_39(cudaSurfaceObject_t *pSurfObject, const struct cud
     CUBIND__OLD_RECORD(old_pResDesc, 144);
     cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_39_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", "12.5", "cudaCreateSurfaceObject",
-                                       "pResDesc->flags is set, which CUDA 12.5's struct cudaResourceDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", "12.5", "cudaCreateSurfaceObject", "pResDesc", pResDesc,
+                               &conversion_cudaResourceDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(pSurfObject, cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head));
     return cubind_result;
 }
@@ -15844,9 +16149,10 @@ static cudaError_t adapter_40(cudaSurfaceObject_t *pSurfObject, const struct cud
     CUBIND__OLD_RECORD(old_pResDesc, 144);
     cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_40_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", "12.4", "cudaCreateSurfaceObject",
-                                       "pResDesc->flags is set, which CUDA 12.4's struct cudaResourceDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", "12.4", "cudaCreateSurfaceObject", "pResDesc", pResDesc,
+                               &conversion_cudaResourceDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(pSurfObject, cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head));
     return cubind_result;
 }
@@ -15858,9 +16164,10 @@ static cudaError_t adapter_41(cudaSurfaceObject_t *pSurfObject, const struct cud
     CUBIND__OLD_RECORD(old_pResDesc, 144);
     cubind__cudaCreateSurfaceObject_fn cubind_fn = (cubind__cudaCreateSurfaceObject_fn)atomic_load_explicit(&adapter_41_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (pResDesc != NULL && !cubind__semantic_zero((const unsigned char *)(const void *)pResDesc + 136, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", "11.8", "cudaCreateSurfaceObject",
-                                       "pResDesc->flags is set, which CUDA 11.8's struct cudaResourceDesc does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaCreateSurfaceObject", "11.8", "cudaCreateSurfaceObject", "pResDesc", pResDesc,
+                               &conversion_cudaResourceDesc_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(pSurfObject, cubind__record_to_old(&old_pResDesc, pResDesc, &conversion_cudaResourceDesc_12_5.head));
     return cubind_result;
 }
@@ -15911,6 +16218,10 @@ static cudaError_t adapter_45(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, co
     CUBIND__OLD_RECORD(old_nodeParams, 120);
     cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_45_target, memory_order_acquire);
     cudaError_t cubind_result;
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaGraphAddMemAllocNode", "12.5", "cudaGraphAddMemAllocNode", "nodeParams", nodeParams,
+                               &conversion_cudaMemAllocNodeParams_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, cubind__record_to_old(&old_nodeParams, nodeParams, &conversion_cudaMemAllocNodeParams_12_5.head));
     if (cubind_result == cudaSuccess)
         cubind__record_to_new(nodeParams, &old_nodeParams, &conversion_cudaMemAllocNodeParams_12_5.head);
@@ -15924,6 +16235,10 @@ static cudaError_t adapter_46(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, co
     CUBIND__OLD_RECORD(old_nodeParams, 120);
     cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_46_target, memory_order_acquire);
     cudaError_t cubind_result;
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaGraphAddMemAllocNode", "12.4", "cudaGraphAddMemAllocNode", "nodeParams", nodeParams,
+                               &conversion_cudaMemAllocNodeParams_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, cubind__record_to_old(&old_nodeParams, nodeParams, &conversion_cudaMemAllocNodeParams_12_5.head));
     if (cubind_result == cudaSuccess)
         cubind__record_to_new(nodeParams, &old_nodeParams, &conversion_cudaMemAllocNodeParams_12_5.head);
@@ -15937,6 +16252,10 @@ static cudaError_t adapter_47(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, co
     CUBIND__OLD_RECORD(old_nodeParams, 120);
     cubind__cudaGraphAddMemAllocNode_fn cubind_fn = (cubind__cudaGraphAddMemAllocNode_fn)atomic_load_explicit(&adapter_47_target, memory_order_acquire);
     cudaError_t cubind_result;
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaGraphAddMemAllocNode", "11.8", "cudaGraphAddMemAllocNode", "nodeParams", nodeParams,
+                               &conversion_cudaMemAllocNodeParams_11_8.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = cubind_fn(pGraphNode, graph, pDependencies, numDependencies, cubind__record_to_old(&old_nodeParams, nodeParams, &conversion_cudaMemAllocNodeParams_11_8.head));
     if (cubind_result == cudaSuccess)
         cubind__record_to_new(nodeParams, &old_nodeParams, &conversion_cudaMemAllocNodeParams_11_8.head);
@@ -16093,9 +16412,10 @@ static cudaError_t adapter_58(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, co
 {
     adapter_58_fn cubind_fn = (adapter_58_fn)atomic_load_explicit(&adapter_58_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (nodeParams != NULL && nodeParams->type == cudaGraphNodeTypeGraph && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphAddNode", "12.5", "cudaGraphAddNode_v2",
-                                       "nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaGraphAddNode", "12.5", "cudaGraphAddNode_v2", "nodeParams", nodeParams,
+                               &conversion_cudaGraphNodeParams_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = (cudaError_t)cubind_fn((struct CUgraphNode_st **)pGraphNode, (struct CUgraph_st *)graph, (struct CUgraphNode_st *const *)pDependencies, (const struct cudaGraphEdgeData_st *)dependencyData, (unsigned long)numDependencies, (struct cudaGraphNodeParams *)nodeParams);
     return cubind_result;
 }
@@ -16107,9 +16427,10 @@ static cudaError_t adapter_59(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, co
 {
     adapter_59_fn cubind_fn = (adapter_59_fn)atomic_load_explicit(&adapter_59_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (nodeParams != NULL && nodeParams->type == cudaGraphNodeTypeGraph && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphAddNode", "12.4", "cudaGraphAddNode_v2",
-                                       "nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaGraphAddNode", "12.4", "cudaGraphAddNode_v2", "nodeParams", nodeParams,
+                               &conversion_cudaGraphNodeParams_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = (cudaError_t)cubind_fn((struct CUgraphNode_st **)pGraphNode, (struct CUgraph_st *)graph, (struct CUgraphNode_st *const *)pDependencies, (const struct cudaGraphEdgeData_st *)dependencyData, (unsigned long)numDependencies, (struct cudaGraphNodeParams *)nodeParams);
     return cubind_result;
 }
@@ -16121,9 +16442,10 @@ static cudaError_t adapter_60(cudaGraphNode_t node, struct cudaGraphNodeParams *
 {
     adapter_60_fn cubind_fn = (adapter_60_fn)atomic_load_explicit(&adapter_60_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (nodeParams != NULL && nodeParams->type == cudaGraphNodeTypeGraph && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphNodeSetParams", "12.5", "cudaGraphNodeSetParams",
-                                       "nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaGraphNodeSetParams", "12.5", "cudaGraphNodeSetParams", "nodeParams", nodeParams,
+                               &conversion_cudaGraphNodeParams_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = (cudaError_t)cubind_fn((struct CUgraphNode_st *)node, (struct cudaGraphNodeParams *)nodeParams);
     return cubind_result;
 }
@@ -16135,9 +16457,10 @@ static cudaError_t adapter_61(cudaGraphNode_t node, struct cudaGraphNodeParams *
 {
     adapter_61_fn cubind_fn = (adapter_61_fn)atomic_load_explicit(&adapter_61_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (nodeParams != NULL && nodeParams->type == cudaGraphNodeTypeGraph && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphNodeSetParams", "12.4", "cudaGraphNodeSetParams",
-                                       "nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaGraphNodeSetParams", "12.4", "cudaGraphNodeSetParams", "nodeParams", nodeParams,
+                               &conversion_cudaGraphNodeParams_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = (cudaError_t)cubind_fn((struct CUgraphNode_st *)node, (struct cudaGraphNodeParams *)nodeParams);
     return cubind_result;
 }
@@ -16149,9 +16472,10 @@ static cudaError_t adapter_62(cudaGraphExec_t graphExec, cudaGraphNode_t node, s
 {
     adapter_62_fn cubind_fn = (adapter_62_fn)atomic_load_explicit(&adapter_62_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (nodeParams != NULL && nodeParams->type == cudaGraphNodeTypeGraph && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphExecNodeSetParams", "12.5", "cudaGraphExecNodeSetParams",
-                                       "nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaGraphExecNodeSetParams", "12.5", "cudaGraphExecNodeSetParams", "nodeParams", nodeParams,
+                               &conversion_cudaGraphNodeParams_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = (cudaError_t)cubind_fn((struct CUgraphExec_st *)graphExec, (struct CUgraphNode_st *)node, (struct cudaGraphNodeParams *)nodeParams);
     return cubind_result;
 }
@@ -16163,9 +16487,10 @@ static cudaError_t adapter_63(cudaGraphExec_t graphExec, cudaGraphNode_t node, s
 {
     adapter_63_fn cubind_fn = (adapter_63_fn)atomic_load_explicit(&adapter_63_target, memory_order_acquire);
     cudaError_t cubind_result;
-    if (nodeParams != NULL && nodeParams->type == cudaGraphNodeTypeGraph && !cubind__semantic_zero((const unsigned char *)(const void *)nodeParams + 24, 4, 1))
-        return (cudaError_t)cubind__semantic_refuse(CUBIND_LIB_RUNTIME, "cudaGraphExecNodeSetParams", "12.4", "cudaGraphExecNodeSetParams",
-                                       "nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have");
+    int cubind_refused;
+    if (cubind__record_refused(CUBIND_LIB_RUNTIME, "cudaGraphExecNodeSetParams", "12.4", "cudaGraphExecNodeSetParams", "nodeParams", nodeParams,
+                               &conversion_cudaGraphNodeParams_12_5.head, &cubind_refused))
+        return (cudaError_t)cubind_refused;
     cubind_result = (cudaError_t)cubind_fn((struct CUgraphExec_st *)graphExec, (struct CUgraphNode_st *)node, (struct cudaGraphNodeParams *)nodeParams);
     return cubind_result;
 }
@@ -16492,14 +16817,14 @@ const struct cubind__runtime_releases {
         char s83[20];
         char s84[250];
         char s85[20];
-        char s86[536];
-        char s87[536];
+        char s86[741];
+        char s87[741];
         char s88[23];
-        char s89[542];
-        char s90[542];
+        char s89[747];
+        char s90[747];
         char s91[27];
-        char s92[550];
-        char s93[550];
+        char s92[755];
+        char s93[755];
         char s94[24];
         char s95[285];
         char s96[100];
@@ -17101,14 +17426,14 @@ const struct cubind__runtime_releases {
         "cudaGraphExecUpdate",
         "the CUDA 13.0 form does not exist: 4 parameters in CUDA 11.8, 3 in CUDA 13.0: resultInfo only in CUDA 13.0's; hErrorNode_out, updateResult_out only in CUDA 11.8's: called through cudaGraphExecUpdate, which does the same for the arguments it can take",
         "cudaGraphAddNode_v2",
-        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have",
-        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set while nodeParams->type is cudaGraphNodeTypeGraph, which CUDA 12.5's struct cudaGraphNodeParams does not have; or when nodeParams->alloc.poolProps.usage is set while nodeParams->type is cudaGraphNodeTypeMemAlloc, which CUDA 12.5's struct cudaGraphNodeParams does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphAddNode_v2 with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphAddNode_v2, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set while nodeParams->type is cudaGraphNodeTypeGraph, which CUDA 12.4's struct cudaGraphNodeParams does not have; or when nodeParams->alloc.poolProps.usage is set while nodeParams->type is cudaGraphNodeTypeMemAlloc, which CUDA 12.4's struct cudaGraphNodeParams does not have",
         "cudaGraphNodeSetParams",
-        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have",
-        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set while nodeParams->type is cudaGraphNodeTypeGraph, which CUDA 12.5's struct cudaGraphNodeParams does not have; or when nodeParams->alloc.poolProps.usage is set while nodeParams->type is cudaGraphNodeTypeMemAlloc, which CUDA 12.5's struct cudaGraphNodeParams does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set while nodeParams->type is cudaGraphNodeTypeGraph, which CUDA 12.4's struct cudaGraphNodeParams does not have; or when nodeParams->alloc.poolProps.usage is set while nodeParams->type is cudaGraphNodeTypeMemAlloc, which CUDA 12.4's struct cudaGraphNodeParams does not have",
         "cudaGraphExecNodeSetParams",
-        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.5 does not have",
-        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set, which struct cudaChildGraphNodeParams of CUDA 12.4 does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.5 has cudaGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.5 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set while nodeParams->type is cudaGraphNodeTypeGraph, which CUDA 12.5's struct cudaGraphNodeParams does not have; or when nodeParams->alloc.poolProps.usage is set while nodeParams->type is cudaGraphNodeTypeMemAlloc, which CUDA 12.5's struct cudaGraphNodeParams does not have",
+        "the CUDA 13.0 form cannot be called: CUDA 12.4 has cudaGraphExecNodeSetParams with the CUDA 13.0 parameters, but parameter nodeParams (struct cudaGraphNodeParams *) reaches struct cudaGraphNodeParams.(anonymous 1): union member graph differs between CUDA 12.4 and CUDA 13.0, and which member is in use is not in the layout: called through cudaGraphExecNodeSetParams, which does the same for the arguments it can take; refused, writing nothing, when nodeParams->graph.ownership is set while nodeParams->type is cudaGraphNodeTypeGraph, which CUDA 12.4's struct cudaGraphNodeParams does not have; or when nodeParams->alloc.poolProps.usage is set while nodeParams->type is cudaGraphNodeTypeMemAlloc, which CUDA 12.4's struct cudaGraphNodeParams does not have",
         "cudaGetDriverEntryPoint",
         "the CUDA 13.0 form does not exist: 3 parameters in CUDA 11.8, 4 in CUDA 13.0: driverStatus only in CUDA 13.0's: called through cudaGetDriverEntryPoint, which does the same for the arguments it can take; its cudaErrorSymbolNotFound is the newest form's cudaSuccess (with *funcPtr NULL)",
         "it does not exist (added in CUDA 12.5, of the releases these bindings read: 13.0, 12.5, 12.4, 11.8)",

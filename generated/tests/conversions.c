@@ -2274,6 +2274,7 @@ static void test_conversion_cudaMemAllocNodeParams_12_5_12_5_to_new(void **cubin
     memset(cubind_old.bytes, 0, sizeof cubind_old.bytes);
     cubind_mock_records_arm(1);
     memset(cubind_record_4.bytes, 0xee, sizeof cubind_record_4.bytes); /* what the caller's memory held */
+    memset(cubind_record_4.bytes + 32, 0, 2); /* read too: poolProps.usage, which CUDA 12.5 cannot carry, left 0 */
     for (cubind_i = 0; cubind_i < 120; ++cubind_i)
         cubind_old.bytes[cubind_i] = cubind_pattern(cubind_i);
     cubind_mock_set_record(0, cubind_old.bytes, 120);
@@ -2321,6 +2322,7 @@ static void test_conversion_cudaMemAllocNodeParams_12_5_12_4_to_new(void **cubin
     memset(cubind_old.bytes, 0, sizeof cubind_old.bytes);
     cubind_mock_records_arm(1);
     memset(cubind_record_4.bytes, 0xee, sizeof cubind_record_4.bytes); /* what the caller's memory held */
+    memset(cubind_record_4.bytes + 32, 0, 2); /* read too: poolProps.usage, which CUDA 12.4 cannot carry, left 0 */
     for (cubind_i = 0; cubind_i < 120; ++cubind_i)
         cubind_old.bytes[cubind_i] = cubind_pattern(cubind_i);
     cubind_mock_set_record(0, cubind_old.bytes, 120);
@@ -2368,6 +2370,8 @@ static void test_conversion_cudaMemAllocNodeParams_11_8_11_8_to_new(void **cubin
     memset(cubind_old.bytes, 0, sizeof cubind_old.bytes);
     cubind_mock_records_arm(1);
     memset(cubind_record_4.bytes, 0xee, sizeof cubind_record_4.bytes); /* what the caller's memory held */
+    memset(cubind_record_4.bytes + 24, 0, 8); /* read too: poolProps.maxSize, which CUDA 11.8 cannot carry, left 0 */
+    memset(cubind_record_4.bytes + 32, 0, 2); /* read too: poolProps.usage, which CUDA 11.8 cannot carry, left 0 */
     for (cubind_i = 0; cubind_i < 120; ++cubind_i)
         cubind_old.bytes[cubind_i] = cubind_pattern(cubind_i);
     cubind_mock_set_record(0, cubind_old.bytes, 120);
@@ -2544,6 +2548,7 @@ static void test_conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5_12_5_to_new(vo
     memset(cubind_old.bytes, 0, sizeof cubind_old.bytes);
     cubind_mock_records_arm(1);
     memset(cubind_record_4.bytes, 0xee, sizeof cubind_record_4.bytes); /* what the caller's memory held */
+    memset(cubind_record_4.bytes + 32, 0, 2); /* read too: poolProps.usage, which CUDA 12.5 cannot carry, left 0 */
     for (cubind_i = 0; cubind_i < 120; ++cubind_i)
         cubind_old.bytes[cubind_i] = cubind_pattern(cubind_i);
     cubind_mock_set_record(0, cubind_old.bytes, 120);
@@ -2591,6 +2596,7 @@ static void test_conversion_CUDA_MEM_ALLOC_NODE_PARAMS_v1_st_12_5_12_4_to_new(vo
     memset(cubind_old.bytes, 0, sizeof cubind_old.bytes);
     cubind_mock_records_arm(1);
     memset(cubind_record_4.bytes, 0xee, sizeof cubind_record_4.bytes); /* what the caller's memory held */
+    memset(cubind_record_4.bytes + 32, 0, 2); /* read too: poolProps.usage, which CUDA 12.4 cannot carry, left 0 */
     for (cubind_i = 0; cubind_i < 120; ++cubind_i)
         cubind_old.bytes[cubind_i] = cubind_pattern(cubind_i);
     cubind_mock_set_record(0, cubind_old.bytes, 120);

@@ -7224,10 +7224,10 @@ static void test_cubind_driver_mem_pool_create(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
-    memset(cubind_record_1.bytes + 32, 0, 2); /* poolProps->usage: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 32, 0, 2); /* poolProps->usage: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 24, 0, 8); /* poolProps->maxSize: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 32, 0, 2); /* poolProps->usage: CUDA 11.8 lacks it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 32, 0, 2); /* usage: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 32, 0, 2); /* usage: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 24, 0, 8); /* maxSize: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 32, 0, 2); /* usage: CUDA 11.8 cannot carry it (tests/input_fields.c) */
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -12396,6 +12396,8 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_4.bytes, 0x5c, sizeof cubind_record_4.bytes);
+    memset(cubind_record_4.bytes + 32, 0, 2); /* poolProps.usage: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_4.bytes + 32, 0, 2); /* poolProps.usage: CUDA 12.4 cannot carry it (tests/input_fields.c) */
     if (cubind_action == CUBIND_TEST_SEMANTIC)
         return; /* a semantic adapter: another entry point, other arguments (tests/test_semantic.c) */
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */

@@ -1340,41 +1340,41 @@ static void test_cubind_runtime_choose_device(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
-    memset(cubind_record_1.bytes + 756, 0, 4); /* prop->deviceNumaConfig: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 760, 0, 4); /* prop->deviceNumaId: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 764, 0, 4); /* prop->mpsEnabled: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 768, 0, 4); /* prop->hostNumaId: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 772, 0, 4); /* prop->gpuPciDeviceID: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 776, 0, 4); /* prop->gpuPciSubsystemID: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 780, 0, 4); /* prop->hostNumaMultinodeIpcSupported: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 756, 0, 4); /* prop->deviceNumaConfig: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 760, 0, 4); /* prop->deviceNumaId: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 764, 0, 4); /* prop->mpsEnabled: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 768, 0, 4); /* prop->hostNumaId: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 772, 0, 4); /* prop->gpuPciDeviceID: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 776, 0, 4); /* prop->gpuPciSubsystemID: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 780, 0, 4); /* prop->hostNumaMultinodeIpcSupported: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 704, 0, 4); /* prop->hostRegisterSupported: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 708, 0, 4); /* prop->sparseCudaArraySupported: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 712, 0, 4); /* prop->hostRegisterReadOnlySupported: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 716, 0, 4); /* prop->timelineSemaphoreInteropSupported: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 720, 0, 4); /* prop->memoryPoolsSupported: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 724, 0, 4); /* prop->gpuDirectRDMASupported: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 728, 0, 4); /* prop->gpuDirectRDMAFlushWritesOptions: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 732, 0, 4); /* prop->gpuDirectRDMAWritesOrdering: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 736, 0, 4); /* prop->memoryPoolSupportedHandleTypes: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 740, 0, 4); /* prop->deferredMappingCudaArraySupported: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 744, 0, 4); /* prop->ipcEventSupported: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 748, 0, 4); /* prop->clusterLaunch: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 752, 0, 4); /* prop->unifiedFunctionPointers: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 756, 0, 4); /* prop->deviceNumaConfig: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 760, 0, 4); /* prop->deviceNumaId: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 764, 0, 4); /* prop->mpsEnabled: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 768, 0, 4); /* prop->hostNumaId: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 772, 0, 4); /* prop->gpuPciDeviceID: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 776, 0, 4); /* prop->gpuPciSubsystemID: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 780, 0, 4); /* prop->hostNumaMultinodeIpcSupported: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 784, 0, 224); /* prop->reserved: CUDA 11.8 lacks it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 756, 0, 4); /* deviceNumaConfig: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 760, 0, 4); /* deviceNumaId: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 764, 0, 4); /* mpsEnabled: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 768, 0, 4); /* hostNumaId: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 772, 0, 4); /* gpuPciDeviceID: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 776, 0, 4); /* gpuPciSubsystemID: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 780, 0, 4); /* hostNumaMultinodeIpcSupported: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 756, 0, 4); /* deviceNumaConfig: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 760, 0, 4); /* deviceNumaId: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 764, 0, 4); /* mpsEnabled: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 768, 0, 4); /* hostNumaId: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 772, 0, 4); /* gpuPciDeviceID: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 776, 0, 4); /* gpuPciSubsystemID: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 780, 0, 4); /* hostNumaMultinodeIpcSupported: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 704, 0, 4); /* hostRegisterSupported: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 708, 0, 4); /* sparseCudaArraySupported: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 712, 0, 4); /* hostRegisterReadOnlySupported: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 716, 0, 4); /* timelineSemaphoreInteropSupported: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 720, 0, 4); /* memoryPoolsSupported: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 724, 0, 4); /* gpuDirectRDMASupported: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 728, 0, 4); /* gpuDirectRDMAFlushWritesOptions: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 732, 0, 4); /* gpuDirectRDMAWritesOrdering: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 736, 0, 4); /* memoryPoolSupportedHandleTypes: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 740, 0, 4); /* deferredMappingCudaArraySupported: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 744, 0, 4); /* ipcEventSupported: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 748, 0, 4); /* clusterLaunch: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 752, 0, 4); /* unifiedFunctionPointers: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 756, 0, 4); /* deviceNumaConfig: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 760, 0, 4); /* deviceNumaId: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 764, 0, 4); /* mpsEnabled: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 768, 0, 4); /* hostNumaId: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 772, 0, 4); /* gpuPciDeviceID: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 776, 0, 4); /* gpuPciSubsystemID: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 780, 0, 4); /* hostNumaMultinodeIpcSupported: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 784, 0, 224); /* reserved: CUDA 11.8 cannot carry it (tests/input_fields.c) */
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -2849,9 +2849,9 @@ static void test_cubind_runtime_import_external_memory(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
-    memset(cubind_record_1.bytes + 36, 0, 64); /* memHandleDesc->reserved: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 36, 0, 64); /* memHandleDesc->reserved: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 36, 0, 64); /* memHandleDesc->reserved: CUDA 11.8 lacks it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 36, 0, 64); /* reserved: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 36, 0, 64); /* reserved: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 36, 0, 64); /* reserved: CUDA 11.8 cannot carry it (tests/input_fields.c) */
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -2917,9 +2917,9 @@ static void test_cubind_runtime_external_memory_get_mapped_buffer(void **cubind_
 
     (void)cubind_state;
     memset(cubind_record_2.bytes, 0x5c, sizeof cubind_record_2.bytes);
-    memset(cubind_record_2.bytes + 20, 0, 64); /* bufferDesc->reserved: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_2.bytes + 20, 0, 64); /* bufferDesc->reserved: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_2.bytes + 20, 0, 64); /* bufferDesc->reserved: CUDA 11.8 lacks it (tests/input_fields.c) */
+    memset(cubind_record_2.bytes + 20, 0, 64); /* reserved: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_2.bytes + 20, 0, 64); /* reserved: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_2.bytes + 20, 0, 64); /* reserved: CUDA 11.8 cannot carry it (tests/input_fields.c) */
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -2986,9 +2986,9 @@ static void test_cubind_runtime_external_memory_get_mapped_mipmapped_array(void 
 
     (void)cubind_state;
     memset(cubind_record_2.bytes, 0x5c, sizeof cubind_record_2.bytes);
-    memset(cubind_record_2.bytes + 64, 0, 64); /* mipmapDesc->reserved: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_2.bytes + 64, 0, 64); /* mipmapDesc->reserved: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_2.bytes + 64, 0, 64); /* mipmapDesc->reserved: CUDA 11.8 lacks it (tests/input_fields.c) */
+    memset(cubind_record_2.bytes + 64, 0, 64); /* reserved: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_2.bytes + 64, 0, 64); /* reserved: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_2.bytes + 64, 0, 64); /* reserved: CUDA 11.8 cannot carry it (tests/input_fields.c) */
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -3080,9 +3080,9 @@ static void test_cubind_runtime_import_external_semaphore(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
-    memset(cubind_record_1.bytes + 28, 0, 64); /* semHandleDesc->reserved: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 28, 0, 64); /* semHandleDesc->reserved: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 28, 0, 64); /* semHandleDesc->reserved: CUDA 11.8 lacks it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 28, 0, 64); /* reserved: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 28, 0, 64); /* reserved: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 28, 0, 64); /* reserved: CUDA 11.8 cannot carry it (tests/input_fields.c) */
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -6798,10 +6798,10 @@ static void test_cubind_runtime_mem_pool_create(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
-    memset(cubind_record_1.bytes + 32, 0, 2); /* poolProps->usage: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 32, 0, 2); /* poolProps->usage: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 24, 0, 8); /* poolProps->maxSize: CUDA 11.8 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 32, 0, 2); /* poolProps->usage: CUDA 11.8 lacks it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 32, 0, 2); /* usage: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 32, 0, 2); /* usage: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 24, 0, 8); /* maxSize: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 32, 0, 2); /* usage: CUDA 11.8 cannot carry it (tests/input_fields.c) */
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -7795,15 +7795,18 @@ static void test_cubind_runtime_create_texture_object(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
-    memset(cubind_record_1.bytes + 136, 0, 4); /* pResDesc->flags: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 136, 0, 4); /* pResDesc->flags: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 136, 0, 4); /* pResDesc->flags: CUDA 11.8 lacks it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 64, 0, 72); /* res beyond byte 56: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 136, 0, 4); /* flags: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 64, 0, 72); /* res beyond byte 56: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 136, 0, 4); /* flags: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 64, 0, 72); /* res beyond byte 56: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 136, 0, 4); /* flags: CUDA 11.8 cannot carry it (tests/input_fields.c) */
     memset(cubind_record_2.bytes, 0x5c, sizeof cubind_record_2.bytes);
-    memset(cubind_record_2.bytes + 68, 0, 4); /* pTexDesc->seamlessCubemap: CUDA 11.8 lacks it (tests/input_fields.c) */
+    memset(cubind_record_2.bytes + 68, 0, 4); /* seamlessCubemap: CUDA 11.8 cannot carry it (tests/input_fields.c) */
     memset(cubind_record_3.bytes, 0x5c, sizeof cubind_record_3.bytes);
-    memset(cubind_record_3.bytes + 48, 0, 64); /* pResViewDesc->reserved: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_3.bytes + 48, 0, 64); /* pResViewDesc->reserved: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_3.bytes + 48, 0, 64); /* pResViewDesc->reserved: CUDA 11.8 lacks it (tests/input_fields.c) */
+    memset(cubind_record_3.bytes + 48, 0, 64); /* reserved: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_3.bytes + 48, 0, 64); /* reserved: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_3.bytes + 48, 0, 64); /* reserved: CUDA 11.8 cannot carry it (tests/input_fields.c) */
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -8092,9 +8095,12 @@ static void test_cubind_runtime_create_surface_object(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
-    memset(cubind_record_1.bytes + 136, 0, 4); /* pResDesc->flags: CUDA 12.5 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 136, 0, 4); /* pResDesc->flags: CUDA 12.4 lacks it (tests/input_fields.c) */
-    memset(cubind_record_1.bytes + 136, 0, 4); /* pResDesc->flags: CUDA 11.8 lacks it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 64, 0, 72); /* res beyond byte 56: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 136, 0, 4); /* flags: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 64, 0, 72); /* res beyond byte 56: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 136, 0, 4); /* flags: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 64, 0, 72); /* res beyond byte 56: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_1.bytes + 136, 0, 4); /* flags: CUDA 11.8 cannot carry it (tests/input_fields.c) */
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();
@@ -10036,6 +10042,10 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
 
     (void)cubind_state;
     memset(cubind_record_4.bytes, 0x5c, sizeof cubind_record_4.bytes);
+    memset(cubind_record_4.bytes + 32, 0, 2); /* poolProps.usage: CUDA 12.5 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_4.bytes + 32, 0, 2); /* poolProps.usage: CUDA 12.4 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_4.bytes + 24, 0, 8); /* poolProps.maxSize: CUDA 11.8 cannot carry it (tests/input_fields.c) */
+    memset(cubind_record_4.bytes + 32, 0, 2); /* poolProps.usage: CUDA 11.8 cannot carry it (tests/input_fields.c) */
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
         unsigned long cubind_calls_before = cubind_mock_calls();
         cubind_clear_error();

@@ -120,9 +120,24 @@ def test_one_conversion_table_per_record_and_layout_pair(made: release_calls.Rel
     assert [c.output for a in made.adapters for c in a.conversions] == [True, True, False, False, True]
 
 
-def test_an_input_lists_the_fields_its_release_cannot_carry(made: release_calls.ReleasePlan) -> None:
-    put = [a for a in made.adapters if a.function["name"] == "libPut"]
-    assert [c.dropped for a in put for c in a.conversions] == [[(8, 8, "in->c")], [(8, 8, "in->c")]]
+def test_a_table_lists_what_its_release_cannot_carry_and_an_input_checks_it(made: release_calls.ReleasePlan) -> None:
+    """struct P's table holds c (3.0 only) as not carried; libPut (an input) checks it, libGet (an
+    output the library only writes) does not."""
+    p = made.tables[0]
+    assert [(x.offset, x.size, x.name, x.when) for x in p.not_carried] == [(8, 8, "c", None)]
+    assert p.old_record == "struct P"
+    checked = {(a.function["name"], a.release): [c.checked for c in a.conversions] for a in made.adapters}
+    assert checked[("libPut", "2.0")] == checked[("libPut", "1.0")] == [True]
+    assert checked[("libGet", "2.0")] == checked[("libGet", "1.0")] == [False]
+
+
+def test_an_output_the_function_reads_too_is_checked() -> None:
+    """The IR's `input` on an output parameter (generator/semantic.toml's [[read_written]])."""
+    ir = _ir()
+    ir["functions"][0]["params"][0]["input"] = True
+    made = release_calls.plan(ir["functions"], [ir] * len(ir["functions"]), "3.0", (3, 0, 0))
+    get = [c for a in made.adapters if a.function["name"] == "libGet" for c in a.conversions]
+    assert [(c.output, c.checked) for c in get] == [(True, True), (True, True)]
 
 
 def test_an_adapter_whose_record_cannot_be_converted_is_an_error() -> None:
@@ -152,7 +167,7 @@ def test_a_library_of_one_release_has_no_entries() -> None:
 
 def test_the_docs_count_the_generated_adapters_and_tables() -> None:
     """docs/releases.md's counts are those of generated/: the layout adapters, the conversion tables
-    they share and the tests of generated/tests/conversions.c."""
+    they share, the tests of generated/tests/conversions.c and those of generated/tests/input_fields.c."""
     root = Path(__file__).resolve().parents[2]
     sources = "".join(p.read_text() for p in sorted((root / "generated" / "src").glob("*.c")))
     adapters = len(re.findall(r"^/\* CUDA [\d.]+: \w+ is called as \w+, converting ", sources, re.M))
@@ -163,3 +178,10 @@ def test_the_docs_count_the_generated_adapters_and_tables() -> None:
     assert f"There are {adapters} adapters, one per function and release" in text
     assert f"over {tables} conversion tables" in text
     assert f"generated from the IR: {tests} tests" in text
+    fields = (root / "generated" / "tests" / "input_fields.c").read_text()
+    refused, other, zero = (fields.count(f"{end} */\nstatic void") for end in
+                            ("refused, naming it", "another member's, called", "zero: called"))
+    assert refused and other and zero
+    assert f"refused, reaching no mock, writing nothing, naming it ({refused} with the releases read" in text
+    assert f"one with another member in use, called ({other})" in text
+    assert f"one with every such part zero, called ({zero})" in text

@@ -1,7 +1,9 @@
 """The semantic adapters in the checked-in IR (generator/semantic.toml, docs/releases.md "Semantic
 adapters"): every mapping reaches the IR with its entry point's parameters as that release's headers
 declare them, the functions it maps are no longer refused, the refused count per unit and release in
-docs/releases.md is the IR's, and a mapping that does not fit its function is rejected."""
+docs/releases.md is the IR's, and a mapping that does not fit its function is rejected; the records it
+passes are checked by what their older layout cannot carry, and the [[selector]] and [[read_written]]
+entries that say what the layouts do not reach the IR, or are rejected."""
 
 from __future__ import annotations
 
@@ -85,17 +87,73 @@ def test_a_mapping_that_does_not_fit_is_rejected() -> None:
 
 
 def test_a_union_member_is_checked_by_its_fields_the_older_release_lacks() -> None:
-    """cudaGraphNodeParams in CUDA 12.4: the child-graph member lacks `ownership`, read from both
-    layouts; its offset in the record is where the adapter looks."""
+    """cudaGraphNodeParams in CUDA 12.4, passed as it is: the child-graph member lacks `ownership`,
+    the allocation member's pool properties `usage`, each read from both layouts and checked only
+    while `type` (the record's [[selector]]) says the member is in use; their offsets in the record
+    are where the adapter's table looks."""
     f = _runtime_function("cudaGraphAddNode")
     adapter = semantic.adapter(f, "12.4", IRS["runtime"]["releases"][0]["name"], IRS["runtime"], 0, 0)
-    assert adapter is not None
-    [check] = adapter.checks
+    assert adapter is not None and not adapter.checks
+    [record] = adapter.records
     records = IRS["runtime"]["release_records"]["13.0"]
     holder = next(x for x in records["struct cudaGraphNodeParams"]["fields"] if x["kind"] == "record")
-    member = next(x for x in records["struct cudaChildGraphNodeParams"]["fields"] if x["name"] == "ownership")
-    assert f"+ {holder['offset'] + member['offset']}, {member['size']}" in check.condition
-    assert "graph.ownership" in check.reason
+    ownership = next(x for x in records["struct cudaChildGraphNodeParams"]["fields"] if x["name"] == "ownership")
+    usage = next(x for x in records["struct cudaMemPoolProps"]["fields"] if x["name"] == "usage")
+    pool = next(x for x in records["struct cudaMemAllocNodeParamsV2"]["fields"] if x["name"] == "poolProps")
+    assert [(p.offset, p.size, p.name, p.when.field, p.when.value) for p in record.not_carried] == [
+        (holder["offset"] + ownership["offset"], ownership["size"], "graph.ownership", "type", "cudaGraphNodeTypeGraph"),
+        (holder["offset"] + pool["offset"] + usage["offset"], usage["size"], "alloc.poolProps.usage", "type",
+         "cudaGraphNodeTypeMemAlloc")]
+    assert record.checked and record.old_record == "struct cudaGraphNodeParams"
+
+
+def test_a_union_member_that_differs_without_a_selector_stops_the_generator() -> None:
+    ir = copy.deepcopy(IRS["runtime"])
+    ir["selectors"] = [s for s in ir["selectors"] if s["record"] != "struct cudaGraphNodeParams"]
+    with pytest.raises(IRError, match=r"union member graph differs in CUDA 12.4.*\[\[selector\]\]"):
+        semantic.adapter(_runtime_function("cudaGraphAddNode"), "12.4", ir["releases"][0]["name"], ir, 0, 0)
+
+
+def test_a_record_passed_as_it_is_through_non_const_must_say_whether_it_is_read() -> None:
+    f = _runtime_function("cudaGraphAddNode")
+    del next(p for p in f["params"] if p["name"] == "nodeParams")["input"]
+    with pytest.raises(IRError, match=r"passed as it is, and CUDA 12.4 cannot carry .*\[\[read_written\]\]"):
+        semantic.adapter(f, "12.4", IRS["runtime"]["releases"][0]["name"], IRS["runtime"], 0, 0)
+
+
+def test_selectors_and_read_written_parameters_are_in_the_ir() -> None:
+    """Every [[selector]] reaches the IR of the unit laying its record out, every [[read_written]]
+    parameter is marked `input` there; a mapping's require naming a union member is rejected (the
+    record's selector says it, for every path)."""
+    assert CONFIG.selectors and CONFIG.read_written
+    selected = {s["record"]: s for ir in IRS.values() for s in ir.get("selectors", ())}
+    for s in CONFIG.selectors:
+        assert selected[s["record"]] == s
+    params = {(f["name"], p["name"]): p for ir in IRS.values() for f in ir["functions"] for p in f["params"]}
+    for r in CONFIG.read_written:
+        assert params[(r["function"], r["param"])].get("input") is True
+    assert sum(1 for p in params.values() if p.get("input")) == len(CONFIG.read_written)
+    m = next(m for m in CONFIG.semantic if m["function"] == "cudaGraphAddNode")
+    member = dict(m, require=[{"param": "nodeParams", "member": "graph", "when": {"field": "type", "equals": "x"}}])
+    with pytest.raises(IRError, match=r"\[\[selector\]\]"):
+        semantic._check_names(member, _runtime_function("cudaGraphAddNode"), "test")
+
+
+def test_a_selector_or_read_written_entry_that_does_not_fit_is_rejected() -> None:
+    def attach(selectors: tuple = (), read_written: tuple = ()) -> None:
+        ir = copy.deepcopy(IRS["runtime"])
+        ir.pop("selectors", None)
+        semantic.attach_records(ir, selectors, read_written)
+
+    good = next(s for s in CONFIG.selectors if s["record"] == "struct cudaGraphNodeParams")
+    with pytest.raises(IRError, match="no enum field 'kind'"):
+        attach((dict(good, field="kind"),))
+    with pytest.raises(IRError, match="no member 'allocation'"):
+        attach((dict(good, members={"allocation": "cudaGraphNodeTypeMemAlloc"}),))
+    with pytest.raises(IRError, match="cudaMemAllocationTypePinned is not an enumerator of enum cudaGraphNodeType"):
+        attach((dict(good, members={"alloc": "cudaMemAllocationTypePinned"}),))
+    with pytest.raises(IRError, match="not a parameter cudaMemPoolCreate writes through"):
+        attach(read_written=({"function": "cudaMemPoolCreate", "param": "poolProps"},))
 
 
 def _driver_function(name: str) -> dict:
@@ -104,18 +162,19 @@ def _driver_function(name: str) -> dict:
 
 def test_a_record_of_another_name_is_passed_when_it_is_the_prefix() -> None:
     """CUDA 11.8's cuGraphAddKernelNode takes CUDA_KERNEL_NODE_PARAMS_st, 13.0's the _v2_st that
-    extends it with kern and ctx: those must be zero (checked at their offsets); a getter clears
-    them; an older record whose field moved is rejected by the generator."""
+    extends it with kern and ctx: those must be zero (the record pair's table, checked at their
+    offsets); a getter clears them; an older record whose field moved is rejected by the generator."""
     newest = IRS["driver"]["releases"][0]["name"]
     adapter = semantic.adapter(_driver_function("cuGraphAddKernelNode"), "11.8", newest, IRS["driver"], 0, 0)
-    assert adapter is not None
+    assert adapter is not None and not adapter.checks
     records = IRS["driver"]["release_records"][newest]
     fields = {x["name"]: x for x in records["struct CUDA_KERNEL_NODE_PARAMS_v2_st"]["fields"]}
-    assert [c.reason.split(" is set")[0] for c in adapter.checks] == ["nodeParams->kern", "nodeParams->ctx"]
-    for c, name in zip(adapter.checks, ("kern", "ctx")):
-        assert f"+ {fields[name]['offset']}, {fields[name]['size']}, 1)" in c.condition
+    [record] = adapter.records
+    assert record.old_record == "struct CUDA_KERNEL_NODE_PARAMS_st"
+    assert [(p.offset, p.size, p.name, p.when) for p in record.not_carried] == [
+        (fields[n]["offset"], fields[n]["size"], n, None) for n in ("kern", "ctx")]
     getter = semantic.adapter(_driver_function("cuGraphKernelNodeGetParams"), "11.8", newest, IRS["driver"], 0, 0)
-    assert getter is not None and not getter.checks
+    assert getter is not None and not getter.checks and not getter.records
     assert [w.statements for w in getter.after] == [
         [f"cubind__semantic_clear((unsigned char *)(void *)nodeParams + {fields[n]['offset']}, {fields[n]['size']}, 1);"]
         for n in ("kern", "ctx")]
