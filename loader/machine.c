@@ -279,6 +279,10 @@ static int gather_nvml(void)
         facts.driver.nvml_error = why;
         return 0;
     }
+    if (cubind__opened_of(nvml_lib)->version_unasked) { /* its query (and init) crashed where it was asked */
+        facts.driver.nvml_error = text("NVML is asked nothing: CUBIND_NO_VERSION_QUERY names it");
+        return 0;
+    }
     init_flags = (fn_uint)entry(nvml_lib, "nvmlInitWithFlags");
     init = (fn_void)entry(nvml_lib, "nvmlInit");
     if (cubind__opened_of(nvml_lib)->held_fini != NULL) /* initialized by its version query, and kept so */
@@ -308,8 +312,9 @@ static int gather_nvml(void)
 
 static void gather_driver(void)
 {
+    const cubind__opened *loaded;
     fn_uint init;
-    fn_int_ptr version, count;
+    fn_int_ptr count;
     char *why = NULL;
     int status, value = 0;
     if (load(driver_lib, "driver", &why) != CUBIND__LOAD_OK) {
@@ -317,10 +322,12 @@ static void gather_driver(void)
         return;
     }
     facts.driver_loaded = 1;
-    version = (fn_int_ptr)entry(driver_lib, "cuDriverGetVersion");
-    if (version != NULL && version(&value) == CU_OK) {
-        facts.driver.cuda_major = value / 1000;
-        facts.driver.cuda_minor = value % 1000 / 10;
+    /* the CUDA level: what its version query, cuDriverGetVersion, answered when it was loaded; not
+     * asked again (nor at all when CUBIND_NO_VERSION_QUERY names the driver: it crashed there) */
+    loaded = cubind__opened_of(driver_lib);
+    if (loaded->version_origin == CUBIND_VERSION_ORIGIN_QUERY && loaded->version[0] >= 0 && loaded->version[1] >= 0) {
+        facts.driver.cuda_major = loaded->version[0];
+        facts.driver.cuda_minor = loaded->version[1];
         facts.driver.cuda_source = CUBIND_SOURCE_DRIVER;
     }
     init = (fn_uint)entry(driver_lib, "cuInit");
