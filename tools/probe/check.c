@@ -216,9 +216,12 @@ static void functions_part(struct probe *probe, const struct elf_imports *im, co
             json_member("reason", wrapper ? info.reason : NULL);
             probe_char('}');
         } else {
-            fprintf(probe_out, "  %-12s %s", state, f->name);
-            if (f->version != NULL)
-                fprintf(probe_out, "@%s", f->version);
+            fprintf(probe_out, "  %-12s ", state);
+            text_string(f->name);
+            if (f->version != NULL) {
+                probe_char('@');
+                text_string(f->version);
+            }
             if (wrapper)
                 fprintf(probe_out, " (%s, %s)", info.name, cubind_library_name(info.library));
             if (wrapper && info.reason != NULL && is_exported) {
@@ -263,7 +266,8 @@ static void libraries_part(struct probe *probe, const struct elf_imports *im, st
             json_member("cubind_path", info.found ? info.path : NULL);
             probe_char('}');
         } else {
-            fprintf(probe_out, "  %-9s %s", where.found ? "found" : "not found", im->needed[i]);
+            fprintf(probe_out, "  %-9s ", where.found ? "found" : "not found");
+            text_string(im->needed[i]);
             if (where.found) {
                 fprintf(probe_out, " (%s): ", where.where);
                 text_string(where.path[0] ? where.path : "?");
