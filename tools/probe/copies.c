@@ -34,6 +34,20 @@ static cubind_copies *find(const char *cuda_path)
     return cubind_copies_find(&options, &copies) == CUBIND_OK ? copies : NULL;
 }
 
+/* A copy's CUDA release, or why it is not known. */
+static void release_text(const struct cubind_copy *c)
+{
+    if (c->release != NULL)
+        fprintf(probe_out, "CUDA %s", c->release);
+    else if (c->bound && c->version_major < 0)
+        fprintf(probe_out, "CUDA release unknown (its version is)");
+    else if (c->bound)
+        fprintf(probe_out, "CUDA release unknown (its version is of no release these bindings know)");
+    else
+        fprintf(probe_out, "CUDA release unknown (neither its configuration nor a cu<N> or cuda-<N> directory of its "
+                           "path tells it)");
+}
+
 static int copies_text(const char *cuda_path)
 {
     cubind_copies *copies = find(cuda_path);
@@ -87,7 +101,9 @@ static int copies_text(const char *cuda_path)
                 fprintf(probe_out, "version unknown");
             fprintf(probe_out, " (%s: ", c.version_source);
             text_string(c.version_detail);
-            fprintf(probe_out, "), CUDA %s; at ", c.release != NULL ? c.release : "?");
+            fprintf(probe_out, "), ");
+            release_text(&c);
+            fprintf(probe_out, "; at ");
             text_string(c.places);
             probe_char('\n');
             if (c.error != NULL) {
