@@ -104,8 +104,8 @@ static cubind_library nvml_lib = CUBIND_LIBRARY_COUNT, driver_lib = CUBIND_LIBRA
 static cubind_library library_named(const char *name)
 {
     int i;
-    for (i = 0; i < CUBIND_LIBRARY_COUNT; ++i)
-        if (strcmp(cubind__libraries[i].name, name) == 0)
+    for (i = 0; i < CUBIND_LIBRARY_COUNT; ++i) /* a library a subset leaves out keeps its name, not its sonames */
+        if (strcmp(cubind__libraries[i].name, name) == 0 && cubind__libraries[i].soname_count > 0)
             return (cubind_library)i;
     return CUBIND_LIBRARY_COUNT;
 }
@@ -376,6 +376,7 @@ static void publish_reason(void)
 
 static void gather_facts(void)
 {
+    char module[96];
     int nvml, i, count = 0;
     fn_uint_ptr nvml_count;
     fn_nvml_index nvml_handle;
@@ -399,6 +400,12 @@ static void gather_facts(void)
         facts.driver.release_patch = n[2];
     }
     gather_driver();
+    /* a build without the driver API: the GPUs the kernel module lists, when nothing says none can be used */
+    if (driver_lib == CUBIND_LIBRARY_COUNT && facts.driver.gpu_count < 0 && no_gpu()->length == 0 &&
+        cubind__kernel_driver_release(module, sizeof module)) {
+        facts.driver.gpu_count = cubind__kernel_gpu_count();
+        facts.driver.gpu_count_source = CUBIND_SOURCE_KERNEL;
+    }
     nvml_count = nvml ? (fn_uint_ptr)entry(nvml_lib, "nvmlDeviceGetCount") : NULL;
     nvml_handle = nvml ? (fn_nvml_index)entry(nvml_lib, "nvmlDeviceGetHandleByIndex") : NULL;
     by_pci = nvml ? (fn_nvml_by_pci)entry(nvml_lib, "nvmlDeviceGetHandleByPciBusId") : NULL;

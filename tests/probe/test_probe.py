@@ -414,7 +414,8 @@ NO_DRIVER = {"CUBIND_DRIVER_PATH": "/nonexistent/libcuda.so.1", "CUBIND_NVML_PAT
 
 def test_the_first_lines_say_whether_cuda_work_can_run_and_why_not() -> None:
     report = validated(probe("--json", env=NO_DRIVER).stdout)
-    assert report["machine"] == {"can_run_cuda": False, "gpu_count": 0, "reason": "no CUDA driver: libcuda not found"}
+    assert report["machine"] == {"can_run_cuda": False, "gpu_count": 0, "reason": "no CUDA driver: libcuda not found",
+                                 "driver_file": None, "driver_in_build": True}
     lines = probe(env=NO_DRIVER).stdout.splitlines()
     assert lines[1] == "this machine cannot run CUDA work: no CUDA driver: libcuda not found (where it was looked for: below)"
     # and on this machine, whatever it has: the headline agrees with the driver section

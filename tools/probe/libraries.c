@@ -250,6 +250,27 @@ static void text_library(const struct cubind_library_info *info, int verbose)
     text_not_callable(info, verbose);
 }
 
+/* The libraries a subset leaves out (cubind binds none of their functions), one line for all of them
+ * after the others, with why (the loader's words, the same for each). */
+static void text_left_out(const struct probe *probe)
+{
+    const char *why = NULL;
+    int lib, listed = 0;
+    for (lib = 0; lib < CUBIND_LIBRARY_COUNT; ++lib) {
+        struct cubind_library_info info = {.size = sizeof info};
+        if (!probe_covers(probe, (cubind_library)lib) || cubind_library_info((cubind_library)lib, &info) == CUBIND_OK ||
+            info.functions > 0)
+            continue;
+        fprintf(probe_out, "%s%s", listed++ ? ", " : "\nleft out    ", info.name);
+        why = info.error;
+    }
+    if (why != NULL) {
+        fprintf(probe_out, ": ");
+        text_string(why);
+        probe_char('\n');
+    }
+}
+
 void libraries_section(struct probe *probe)
 {
     int lib, listed = 0, under_root = 0;
@@ -266,12 +287,14 @@ void libraries_section(struct probe *probe)
         if (probe->json) {
             fprintf(probe_out, "%s\n ", listed++ ? "," : "");
             json_library(&info);
-        } else
+        } else if (info.found || info.functions > 0) /* those left out of a subset: below, in one line */
             text_library(&info, probe->verbose);
     }
     if (probe->json)
         fprintf(probe_out, "\n]");
-    else if (probe->cuda_path != NULL && under_root == 0) {
+    else
+        text_left_out(probe);
+    if (!probe->json && probe->cuda_path != NULL && under_root == 0) {
         /* --cuda-path DIR that holds none of them: said, not left to be guessed from "found by" */
         fprintf(probe_out, "\n--cuda-path ");
         text_string(probe->cuda_path);
