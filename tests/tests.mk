@@ -411,7 +411,7 @@ subset-probe: $(EMBED_TREE)/build.mk
 	[ ! -f $(EMBED_TREE)/build.mk ] || $(MAKE) --no-print-directory GENERATED=$(EMBED_TREE) BUILD=$(EMBED_TREE_BUILD) \
 	    SAN=$(SAN) $(SUBSET_PROBE)
 
-test-probe: $(PROBE) $(MOCKS) $(HALF_MOCKS) $(DROPIN_SO) subset-probe deps-test
+test-probe: $(PROBE) $(LIBRARY_A) $(MOCKS) $(HALF_MOCKS) $(DROPIN_SO) subset-probe deps-test
 	CUBIND_PROBE=$(abspath $(PROBE)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
 	    CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) CUBIND_TEST_BUILD=$(abspath $(BUILD)) \
 	    CUBIND_TEST_CC="$(CC) $(LDFLAGS_SAN)" CUBIND_TEST_SUBSET_PROBE=$(abspath $(SUBSET_PROBE)) \
