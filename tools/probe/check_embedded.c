@@ -96,9 +96,9 @@ int check_embedded_part(struct probe *probe, const struct elf_imports *im, struc
     if (probe->json)
         fprintf(probe_out, "],\"embedded_cannot_tell\":%s", cannot_tell ? "true" : "false");
     else if (cannot_tell)
-        fprintf(probe_out, "\ncubind embedded in it: its cubind_* symbols, and no note of what it binds\n");
+        fprintf(probe_out, "\ncubind embedded in it: its symbols say so, but no note of what it binds\n");
     if (cannot_tell)
-        check_reason(v, PROBE_EXIT_CHECK_PARTLY, "it holds cubind's code (cubind_* symbols) but no note of the "
+        check_reason(v, PROBE_EXIT_CHECK_PARTLY, "it holds cubind's code (its symbols say so) but no note of the "
                      "libraries it binds (an embedding of a cubind that wrote none): whether its CUDA calls can be "
                      "served here cannot be told");
     return (im->embedded_count > 0 && !im->exports_cubind) || cannot_tell;

@@ -222,7 +222,9 @@ static int read_cubind_notes(struct reader *r, const Elf64_Shdr *sh, struct elf_
     return result;
 }
 
-/* Whether the symbol table `sh` (its names in section `strings`) defines a cubind_* symbol. */
+/* Whether the symbol table `sh` (its names in section `strings`) defines cubind_version or the
+ * loader's table of libraries, cubind__libraries, which every wrapper reaches (kept by --gc-sections):
+ * every copy of cubind does; a program that only shares cubind's helpers (the probe: strbuf.c) not. */
 static int defines_cubind(struct reader *r, const Elf64_Shdr *sh, const Elf64_Shdr *strings)
 {
     unsigned char *symbols, *names;
@@ -243,7 +245,7 @@ static int defines_cubind(struct reader *r, const Elf64_Shdr *sh, const Elf64_Sh
         const char *name;
         memcpy(&sym, symbols + i * sizeof sym, sizeof sym);
         found = sym.st_shndx != SHN_UNDEF && (name = string_at(names, strings->sh_size, sym.st_name)) != NULL &&
-                strncmp(name, "cubind_", 7) == 0;
+                (strcmp(name, "cubind_version") == 0 || strcmp(name, "cubind__libraries") == 0);
     }
     free(symbols);
     free(names);
