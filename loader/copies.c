@@ -271,7 +271,8 @@ static void scan_places(struct cubind_copies *list, const char *cuda_path)
 }
 
 /* The CUDA release of a copy: a bound library's release its version is called as; else the major
- * its configuration maps its version to, or the cu<N> directory of its path nearest the file. */
+ * its configuration maps its version to, or the cu<N> (a wheel's) or cuda-<N>[.<M>] (a toolkit's)
+ * directory of its path nearest the file. */
 static char *release_of(const struct copy *c)
 {
     const cubind__locatable *l = &cubind__locatables[c->library];
@@ -296,9 +297,10 @@ static char *release_of(const struct copy *c)
     /* the cu<N> directory nearest the file: the wheel's own (nvidia/cu13/lib), not one further up,
      * of a directory the user named (VIRTUAL_ENV=/x/cu11/venv) */
     for (p = c->real_path; major < 0 && (p = strstr(p, "/cu")) != NULL; ++p) {
+        const char *digits = strncmp(p, "/cuda-", 6) == 0 ? p + 6 : p + 3;
         char *end;
-        long value = strtol(p + 3, &end, 10);
-        if (end != p + 3 && *end == '/' && value > 0 && value < 100)
+        long value = strtol(digits, &end, 10);
+        if (end != digits && (*end == '/' || (digits == p + 6 && *end == '.')) && value > 0 && value < 100)
             nearest = (int)value;
     }
     if (major < 0)

@@ -1,7 +1,7 @@
 /*
  * loader/library_version.c - a library's version and the answers of its version query that refuse a
- * file (see library_version.h). Layer 3: calls opened (2), strbuf (1) and the generated tables
- * (cubind__version_query, cubind_status_name).
+ * file (see library_version.h). Layer 3: calls opened (2), strbuf (1), environment (1) and the
+ * generated tables (cubind__version_query, cubind_status_name).
  */
 #define _GNU_SOURCE
 #include "library_version.h"
@@ -10,6 +10,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "environment.h"
 
 /* The handle each library's version query is being asked of by this thread, else NULL. */
 static _Thread_local void *asking[CUBIND_LIBRARY_COUNT];
@@ -43,13 +45,31 @@ const char *cubind__version_failed_name(const cubind__library_desc *d, int faile
     return failed == -2 && d->version_init_name[0] != '\0' ? d->version_init_name : d->version_query_name;
 }
 
+/* Whether the environment says not to ask this library's version query (nor its init):
+ * CUBIND_NO_VERSION_QUERY, library names separated by ',', ' ' or ':' ("cufft,nvml"). cubind-probe
+ * sets it for a library whose query crashed or hung in a child; its version then comes from the file
+ * name, and a file the query would refuse (the driver's link-time stub) is not told apart. */
+static int query_not_asked(const cubind__library_desc *d)
+{
+    const char *list = cubind__getenv("CUBIND_NO_VERSION_QUERY");
+    size_t n = strlen(d->name);
+    while (list != NULL && *list != '\0') {
+        size_t length = strcspn(list, ", :");
+        if (length == n && strncmp(list, d->name, n) == 0)
+            return 1;
+        list += length;
+        list += *list != '\0';
+    }
+    return 0;
+}
+
 int cubind__refused(const cubind__library_desc *d, void *handle, cubind__strbuf *why, cubind__version_answer *answer)
 {
     void *address;
     size_t i;
     cubind__fnptr query;
     answer->handle = NULL;
-    if (d->refused_count == 0 || d->version_query_name[0] == '\0')
+    if (d->refused_count == 0 || d->version_query_name[0] == '\0' || query_not_asked(d))
         return 0;
     address = dlsym(handle, d->version_query_name);
     if (address == NULL)
@@ -144,8 +164,9 @@ void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, cu
     out->version_origin = CUBIND_VERSION_ORIGIN_NONE;
     out->version_detail = NULL;
     out->held_fini = NULL;
+    out->version_unasked = 0;
     if (d->version_query_name[0] != '\0') {
-        int status = 0, failed = 0, exported, version[3] = {-1, -1, -1};
+        int status = 0, failed = 0, exported, version[3] = {-1, -1, -1}, asked = !query_not_asked(d);
         if (answer->handle != NULL && answer->handle == out->handle) {
             exported = cubind__owns(out, answer->address);
             failed = answer->failed;
@@ -157,10 +178,11 @@ void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, cu
             cubind__version_answer_drop(answer);
             cubind__fnptr query = cubind__own_symbol(out, d->version_query_name);
             exported = query != NULL;
-            if (exported)
+            if (exported && asked)
                 failed = ask(d->library, out->handle, query, version, &status, &out->held_fini);
         }
-        if (exported && !failed) {
+        out->version_unasked = exported && !asked;
+        if (exported && asked && !failed) {
             memcpy(out->version, version, sizeof version);
             out->version_source = strdup(d->version_query_name);
             out->version_origin = CUBIND_VERSION_ORIGIN_QUERY;
@@ -175,6 +197,9 @@ void cubind__read_version(const cubind__library_desc *d, cubind__opened *out, cu
             cubind__strbuf_escaped(&text, base != NULL ? base + 1 : file);
             if (!exported)
                 cubind__strbuf_printf(&text, " (%s is not exported)", d->version_query_name);
+            else if (!asked)
+                cubind__strbuf_printf(&text, " (%s not asked: CUBIND_NO_VERSION_QUERY names %s)",
+                                      d->version_query_name, d->name);
             else
                 cubind__strbuf_printf(&text, " (%s failed with %s (%d))", cubind__version_failed_name(d, failed),
                                       name != NULL ? name : "an unknown status", status);

@@ -104,8 +104,8 @@ static cubind_library nvml_lib = CUBIND_LIBRARY_COUNT, driver_lib = CUBIND_LIBRA
 static cubind_library library_named(const char *name)
 {
     int i;
-    for (i = 0; i < CUBIND_LIBRARY_COUNT; ++i)
-        if (strcmp(cubind__libraries[i].name, name) == 0)
+    for (i = 0; i < CUBIND_LIBRARY_COUNT; ++i) /* a library a subset leaves out keeps its name, not its sonames */
+        if (strcmp(cubind__libraries[i].name, name) == 0 && cubind__libraries[i].soname_count > 0)
             return (cubind_library)i;
     return CUBIND_LIBRARY_COUNT;
 }
@@ -279,6 +279,10 @@ static int gather_nvml(void)
         facts.driver.nvml_error = why;
         return 0;
     }
+    if (cubind__opened_of(nvml_lib)->version_unasked) { /* its query (and init) crashed where it was asked */
+        facts.driver.nvml_error = text("NVML is asked nothing: CUBIND_NO_VERSION_QUERY names it");
+        return 0;
+    }
     init_flags = (fn_uint)entry(nvml_lib, "nvmlInitWithFlags");
     init = (fn_void)entry(nvml_lib, "nvmlInit");
     if (cubind__opened_of(nvml_lib)->held_fini != NULL) /* initialized by its version query, and kept so */
@@ -308,8 +312,9 @@ static int gather_nvml(void)
 
 static void gather_driver(void)
 {
+    const cubind__opened *loaded;
     fn_uint init;
-    fn_int_ptr version, count;
+    fn_int_ptr count;
     char *why = NULL;
     int status, value = 0;
     if (load(driver_lib, "driver", &why) != CUBIND__LOAD_OK) {
@@ -317,10 +322,12 @@ static void gather_driver(void)
         return;
     }
     facts.driver_loaded = 1;
-    version = (fn_int_ptr)entry(driver_lib, "cuDriverGetVersion");
-    if (version != NULL && version(&value) == CU_OK) {
-        facts.driver.cuda_major = value / 1000;
-        facts.driver.cuda_minor = value % 1000 / 10;
+    /* the CUDA level: what its version query, cuDriverGetVersion, answered when it was loaded; not
+     * asked again (nor at all when CUBIND_NO_VERSION_QUERY names the driver: it crashed there) */
+    loaded = cubind__opened_of(driver_lib);
+    if (loaded->version_origin == CUBIND_VERSION_ORIGIN_QUERY && loaded->version[0] >= 0 && loaded->version[1] >= 0) {
+        facts.driver.cuda_major = loaded->version[0];
+        facts.driver.cuda_minor = loaded->version[1];
         facts.driver.cuda_source = CUBIND_SOURCE_DRIVER;
     }
     init = (fn_uint)entry(driver_lib, "cuInit");
@@ -369,6 +376,7 @@ static void publish_reason(void)
 
 static void gather_facts(void)
 {
+    char module[96];
     int nvml, i, count = 0;
     fn_uint_ptr nvml_count;
     fn_nvml_index nvml_handle;
@@ -392,6 +400,12 @@ static void gather_facts(void)
         facts.driver.release_patch = n[2];
     }
     gather_driver();
+    /* a build without the driver API: the GPUs the kernel module lists, when nothing says none can be used */
+    if (driver_lib == CUBIND_LIBRARY_COUNT && facts.driver.gpu_count < 0 && no_gpu()->length == 0 &&
+        cubind__kernel_driver_release(module, sizeof module)) {
+        facts.driver.gpu_count = cubind__kernel_gpu_count();
+        facts.driver.gpu_count_source = CUBIND_SOURCE_KERNEL;
+    }
     nvml_count = nvml ? (fn_uint_ptr)entry(nvml_lib, "nvmlDeviceGetCount") : NULL;
     nvml_handle = nvml ? (fn_nvml_index)entry(nvml_lib, "nvmlDeviceGetHandleByIndex") : NULL;
     by_pci = nvml ? (fn_nvml_by_pci)entry(nvml_lib, "nvmlDeviceGetHandleByPciBusId") : NULL;

@@ -126,6 +126,11 @@ static int kernel_gpus(const char *uuid, int *uuid_found)
     return count;
 }
 
+int cubind__kernel_gpu_count(void)
+{
+    return kernel_gpus(NULL, NULL);
+}
+
 /* Whether a /dev/nvidia<N> device file exists (a container given no GPU has none). */
 static int device_files(void)
 {

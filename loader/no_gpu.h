@@ -41,6 +41,10 @@ void cubind__no_gpu_publish(const char *text);
  * `out`; 0 when there is none (no module loaded), 1 when found. */
 int cubind__kernel_driver_release(char *out, size_t size);
 
+/* The GPUs the kernel module lists (the folders of /proc/driver/nvidia/gpus); 0 without it. For a
+ * build without the driver API (a subset), which cannot ask the driver. */
+int cubind__kernel_gpu_count(void);
+
 /* The release in `text`, the kernel module's version line: its first whitespace-separated token of
  * digits '.' digits, optionally '.' digits ("580.159.04", never the "86" of "x86_64"), copied as
  * text into `out`; 0 when the first line has none or it does not fit in `size`. */

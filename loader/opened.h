@@ -25,6 +25,7 @@ typedef struct cubind__opened {
     char *version_detail;  /* the query's name or the file name; NULL for CUBIND_VERSION_ORIGIN_NONE */
     char *version_text;    /* "13.1.0", "12" or "unknown" */
     cubind__fnptr held_fini; /* the fini of the init its version query left in force (NVML's), or NULL */
+    int version_unasked;   /* 1 when its version query was not asked (CUBIND_NO_VERSION_QUERY names it) */
     size_t segments;       /* the object's PT_LOAD segments, to tell its own symbols from its */
     struct {               /* dependencies' by address (dladdr scans the symbol table) */
         uintptr_t start, end;

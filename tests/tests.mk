@@ -410,10 +410,19 @@ test-valgrind-faults: $(TEST_BUILD)/test_faults $(MOCKS) $(HALF_MOCKS) $(REENTRA
 
 # The probe as a user runs it, on this machine's libraries, on the mocks and the half mocks; --check
 # on programs the tests build with $(CC) against $(BUILD) (tests/probe/test_check.py).
-test-probe: $(PROBE) $(MOCKS) $(HALF_MOCKS) deps-test
+# The probe of a subset (test-embed's tree, which leaves the driver API out): its headline speaks of
+# the machine whatever the build binds (tests/probe/test_subset.py). The sub-make is up to date at once
+# when nothing changed.
+SUBSET_PROBE := $(EMBED_TREE_BUILD)/bin/cubind-probe
+.PHONY: subset-probe
+subset-probe: $(EMBED_TREE)/build.mk
+	[ ! -f $(EMBED_TREE)/build.mk ] || $(MAKE) --no-print-directory GENERATED=$(EMBED_TREE) BUILD=$(EMBED_TREE_BUILD) \
+	    SAN=$(SAN) $(SUBSET_PROBE)
+
+test-probe: $(PROBE) $(LIBRARY_A) $(MOCKS) $(HALF_MOCKS) $(DROPIN_SO) subset-probe deps-test
 	CUBIND_PROBE=$(abspath $(PROBE)) CUBIND_TEST_MOCK_DIR=$(abspath $(MOCK_DIR)) \
 	    CUBIND_TEST_HALF_MOCK_DIR=$(abspath $(HALF_MOCK_DIR)) CUBIND_TEST_BUILD=$(abspath $(BUILD)) \
-	    CUBIND_TEST_CC="$(CC) $(LDFLAGS_SAN)" \
+	    CUBIND_TEST_CC="$(CC) $(LDFLAGS_SAN)" CUBIND_TEST_SUBSET_PROBE=$(abspath $(SUBSET_PROBE)) \
 	    $(RESULTS) run tests/probe pytest -- $(PYTHON) -m pytest -q tests/probe
 
 # Every function a bound library exports that a header of the toolkit declares is bound, or listed in

@@ -1296,3 +1296,25 @@ const cubind__driver_minimum cubind__driver_minimums[] = {
     {"", {0, 0, 0}, {0, 0, 0}, "", ""}
 };
 const size_t cubind__driver_minimum_count = 4;
+
+/* What an embedding binds, for `cubind-probe --check`. A program or library that embeds cubind
+ * (libcubind.a, the amalgamation, the CMake subdirectory: CUBIND_EMBEDDED) calls it directly, with
+ * no cubind_* import to read: this ELF note (owner "cubind", type 1) says that it embeds cubind,
+ * which version, and the libraries this build binds. Kept by --gc-sections (retain) and by strip
+ * (an allocated note). */
+#if defined(CUBIND_EMBEDDED) && defined(__ELF__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__has_attribute)
+#if __has_attribute(retain)
+#define CUBIND__NOTE_RETAIN __attribute__((retain))
+#endif
+#endif
+#ifndef CUBIND__NOTE_RETAIN
+#define CUBIND__NOTE_RETAIN
+#endif
+#define CUBIND__NOTE_TEXT CUBIND_RELEASE_STRING " cublas cublasLt cufft curand cusolver cusolverMg cusparse runtime driver nvrtc nvjitlink nccl cudnn nvml nvvm nvfatbin nvjpeg cupti cufile"
+__attribute__((used, section(".note.cubind"), aligned(4))) CUBIND__NOTE_RETAIN static const struct {
+    unsigned int namesz, descsz, type;
+    char name[8];
+    char desc[(sizeof CUBIND__NOTE_TEXT + 3) / 4 * 4];
+} cubind__embedded_note = {7, sizeof CUBIND__NOTE_TEXT, 1, "cubind", CUBIND__NOTE_TEXT};
+#endif

@@ -82,8 +82,8 @@ struct cubind_copy {
     const char *version_detail; /* the function asked, or the name read; and why a query was not used */
     const char *release;       /* the CUDA release it belongs to: for a bound library the release its
                                   version is called as ("13.0", "12.4"); for another, the CUDA major
-                                  ("13") its configuration or a cu<N> directory of its path says; NULL
-                                  when not known */
+                                  ("13") its configuration, or a cu<N> (a wheel's) or cuda-<N>.<M> (a
+                                  toolkit's) directory of its path says; NULL when not known */
     int chosen;                /* 1: the copy cubind takes (a bound library), or that dlopen of its
                                   soname by a program takes (another library) */
     const char *chosen_by;     /* for the chosen copy: the discovery step (cubind's found_by: "system

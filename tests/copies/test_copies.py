@@ -202,9 +202,40 @@ def test_located_library_version_and_release(tree: dict, report: dict, entry) ->
     cuda = (str(major) if entry.cuda_from_major else
             str(dict(entry.cuda_of_major)[major]) if major in dict(entry.cuda_of_major) else None)
     if cuda is None:
-        found = re.findall(r"/cu(\d+)(?=/)", copy["real_path"])  # the one nearest the file
+        found = re.findall(r"/cu(?:da-)?(\d+)(?=/|(?<=\d)\.)", copy["real_path"])  # the one nearest the file
         cuda = found[-1] if found else None
     assert copy["release"] == cuda
+
+
+def unsaid_releases(entries) -> list:
+    """The located libraries whose release neither their configuration nor their wheel directory says."""
+    return [e for e in entries if not e.cuda_from_major and major_of(e.sonames[0]) not in dict(e.cuda_of_major)
+            and not re.search(r"(^|/)cu\d+/", e.wheel_dirs[0] if e.wheel_dirs else "")]
+
+
+def test_a_toolkit_directory_says_the_release(tmp_path: Path) -> None:
+    """A located library whose configuration and wheel say no CUDA release, in a toolkit's directory
+    (cuda-12.4/lib64, as /usr/local/cuda-13.0 holds cuDNN's parts on a machine): its release is the
+    toolkit's major (issue 37: `CUDA ?` for cuDNN's parts)."""
+    entries = unsaid_releases(LOCATE)
+    if not entries:
+        pytest.skip("every located library's release is said by its configuration or its wheel")
+    root = tmp_path / "cuda-12.4"
+    for entry in entries:
+        compile_located(entry, root / "lib64")
+    result = probe("--all", "--json", env=clean_env(CUDA_PATH=str(root), HOME=str(tmp_path), PATH="/nonexistent"))
+    data = validated(result.stdout)
+    for entry in entries:
+        assert copy_at(data, entry.name, root / "lib64" / entry.sonames[0])["release"] == "12"
+
+
+def test_every_copy_says_its_release_or_why_not(tree: dict) -> None:
+    text = probe("--all", env=tree["env"]).stdout
+    copies = text[text.index("\nEvery copy: "):].split("\nNo copy of:")[0]
+    lines = [line for line in copies.splitlines() if line.startswith("      version ")]
+    assert lines and "CUDA ?" not in copies
+    for line in lines:
+        assert re.search(r"\), CUDA (\d[\d.]*|release unknown \([^)]+\)); at ", line), line
 
 
 def test_bound_copies_answer_as_the_loader_does(tree: dict) -> None:

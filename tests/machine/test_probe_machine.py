@@ -81,7 +81,8 @@ def test_the_headline_and_the_check_account_for_the_gpus() -> None:
     none visible, both say why not (the check said "runs" for a program that then failed)."""
     assert probe().stdout.splitlines()[1] == "this machine can run CUDA work: 1 GPU, driver 580.159.04 (CUDA 13.0)"
     report = validated(probe("--json").stdout)
-    assert report["machine"] == {"can_run_cuda": True, "gpu_count": 1, "reason": None}
+    assert report["machine"] == {"can_run_cuda": True, "gpu_count": 1, "reason": None,
+                                 "driver_file": str(MACHINE / "cuda/libcuda.so.1"), "driver_in_build": True}
     run = probe("--json", "--check", PROBE)
     check = validated(run.stdout)["check"]
     assert run.returncode == 0 and check["verdict"] == "runs" and check["reasons"] == []

@@ -8,6 +8,7 @@ The functions are picked from the generated API reference (generated/docs/api/*.
 libraries and their sonames from the configuration: nothing here names a CUDA function.
 """
 
+import json
 import os
 import random
 import re
@@ -329,3 +330,104 @@ def test_corrupt_and_truncated_files_are_refused_without_a_crash(tmp_path: Path,
         report = validated(result.stdout)["check"]
         if why is not None:
             assert result.returncode == 5 and why in report["error"], (what, report["error"])
+
+
+# --- through the drop-in, and embedded (issue 37) ------------------------------------------------
+
+def ir_symbols() -> dict[str, tuple[str, str]]:
+    """Every exported symbol of the IR -> (C API name, library)."""
+    symbols = {}
+    for unit in (ROOT / "generated" / "ir").glob("*.json"):
+        for f in json.loads(unit.read_text())["functions"]:
+            symbols[f["symbol"]] = (f["name"], f["library"])
+    return symbols
+
+
+def dropin_exports() -> list[str]:
+    """The names the drop-in exports (its version script, generated from the IR)."""
+    text = (ROOT / "generated" / "dropin" / "libcubind-dropin.map.in").read_text()
+    return re.findall(r"^\s+(\w+);$", text, re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def through_dropin(tmp_path_factory: pytest.TempPathFactory, half_report: dict) -> tuple[Path, dict]:
+    """A program linked with the drop-in alone that calls, by NVIDIA's names, per library one function
+    the half mock serves and one it lacks: the program and {symbol: (C name, library, missing)}."""
+    symbols, chosen = ir_symbols(), {}
+    for symbol in dropin_exports():
+        name, library = symbols[symbol]
+        missing = name in half_report[library]["missing"]
+        if (library, missing) not in {(lib, m) for _, lib, m in chosen.values()}:
+            chosen[symbol] = (name, library, missing)
+    lib = BUILD / "lib"
+    assert (lib / "libcubind-dropin.so").exists(), "build the drop-in first (make test-probe does)"
+    program = build(tmp_path_factory.mktemp("dropin"), "dropin", list(chosen), f"-L{lib}", "-lcubind-dropin",
+                    f"-Wl,-rpath,{lib}")
+    return program, chosen
+
+
+def test_a_program_using_the_dropin_is_checked_function_by_function(through_dropin: tuple) -> None:
+    """Its references to the drop-in's version node (cudaMalloc@CUBIND_DROPIN_0.4) are reported as a
+    renamed program's calls: each function's state, and the verdict (it said "runs", 0 functions)."""
+    program, chosen = through_dropin
+    major, minor, _ = header_version()
+    node = f"CUBIND_DROPIN_{major}.{minor}" if major == 0 else f"CUBIND_DROPIN_{major}"
+    report, text, status = check(program, env=mock_env(HALF_MOCK_DIR))
+    assert report["dropin"] == {"needed": True, "soname": f"libcubind-dropin.so.{major}", "version_node": node,
+                                "program_path": str(BUILD / "lib" / f"libcubind-dropin.so.{major}")}
+    functions = {f["symbol"]: f for f in report["dropin_functions"]}
+    assert set(functions) == set(chosen)
+    for symbol, (name, library, missing) in chosen.items():
+        f = functions[symbol]
+        assert (f["name"], f["library"], f["version_node"], f["exported"]) == (name, library, node, True), f
+        assert f["cubind_name"].startswith("cubind_") and f["state"] == ("missing" if missing else "callable"), f
+        assert f"{f['state']} " in text and f"{symbol}@{node} ({f['cubind_name']}, {library})" in text
+    assert f"NVIDIA's functions it uses through the drop-in: {len(chosen)}" in text
+    assert status == 3 and any("(through the drop-in) cannot be called here (missing)" in r for r in report["reasons"])
+    # on the full mocks every function is callable: the verdict is the machine's GPUs' alone
+    report, _, status = check(program, env=mock_env(MOCK_DIR))
+    assert {f["state"] for f in report["dropin_functions"]} == {"callable"}
+    assert status == 3 and report["reasons"] and all(r.startswith(NO_GPU) for r in report["reasons"]), report
+    assert without_gpu_reason(report, status)[1] == 0
+
+
+@pytest.fixture(scope="module")
+def embedding(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A shared library that links libcubind.a (cubind embedded, hidden) and calls one wrapper of it."""
+    archive = BUILD / "lib" / "libcubind.a"
+    assert archive.exists(), "build libcubind.a first (make test-probe does)"
+    tmp = tmp_path_factory.mktemp("embedding")
+    cubind, _ = next(iter(wrappers().values()))[0]
+    (tmp / "embeds.c").write_text(f"extern int {cubind}();\nint embeds(void) {{ return {cubind}(0, 0, 0, 0); }}\n")
+    out = tmp / "libembeds.so"
+    subprocess.run([*CC, "-shared", "-fPIC", str(tmp / "embeds.c"), str(archive), "-o", str(out), "-ldl", "-lpthread",
+                    "-Wl,--gc-sections"], check=True)
+    return out
+
+
+def test_an_embedding_says_what_it_binds(embedding: Path, tmp_path: Path) -> None:
+    """Its ELF note (stripped or not) names cubind's version and the libraries the build binds; the
+    verdict is "runs" only when all of their functions can be called here (it said "runs" always)."""
+    built = re.search(r"^CUBIND_LIBRARIES := (.*)$", (ROOT / "generated" / "build.mk").read_text(), re.M).group(1)
+    stripped = tmp_path / "libstripped.so"
+    subprocess.run(["strip", "--strip-all", str(embedding), "-o", str(stripped)], check=True)
+    for path in (embedding, stripped):
+        report, text, status = check(path, env=mock_env(HALF_MOCK_DIR))
+        [note] = report["embedded"]
+        assert note == {"version_text": ".".join(map(str, header_version())), "libraries": built,
+                        "found": len(built.split())}, note
+        assert not report["embedded_cannot_tell"] and status == 3
+        assert any("which of them it calls cannot be told from the file" in r for r in report["reasons"]), report
+        assert f"cubind embedded in it: {note['version_text']}, binding {len(built.split())} libraries" in text
+        report, _, status = check(path, env=mock_env(MOCK_DIR))  # every function callable: the GPUs decide
+        assert without_gpu_reason(report, status)[1] == 0 and status == 3, report
+
+
+def test_an_embedding_without_its_note_is_not_said_to_run(embedding: Path, tmp_path: Path) -> None:
+    bare = tmp_path / "libbare.so"
+    subprocess.run(["objcopy", "--remove-section", ".note.cubind", str(embedding), str(bare)], check=True)
+    report, text, status = check(bare, env=mock_env(MOCK_DIR))
+    assert report["embedded"] == [] and report["embedded_cannot_tell"] is True
+    assert any("cannot be told" in r for r in without_gpu_reason(report, status)[0]["reasons"]), report
+    assert without_gpu_reason(report, status)[1] == 3
+    assert "no note of what it binds" in text

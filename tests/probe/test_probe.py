@@ -194,18 +194,53 @@ def check_version_source(lib: dict, configured) -> None:
         assert lib["version_source"] == "none" and lib["version"] is None and lib["version_detail"] is None
 
 
+def block_of(text: str, name: str) -> str:
+    """A library's block of the text report: from its name's line to the next blank line."""
+    return text.split(f"\n\n{name:<11} ", 1)[1].split("\n\n", 1)[0]
+
+
 def test_the_text_report_agrees(report: dict) -> None:
     text = probe()
-    assert text.returncode == 0
+    verbose = probe("--verbose")
+    assert text.returncode == 0 and verbose.returncode == 0
     for lib in report["libraries"]:
         if lib["found"]:
-            assert f"{lib['functions_found']} of {lib['functions']} callable" in text.stdout
-            assert f"called as: CUDA {lib['release_text']} (these bindings know {lib['releases_text']})" in text.stdout
+            block = block_of(text.stdout, lib["name"])
+            assert f"{lib['functions_found']} of {lib['functions']} callable" in block
+            assert f"), called as CUDA {lib['release_text']}\n" in block
+            assert f"releases these bindings know: {lib['releases_text']}" in block_of(verbose.stdout, lib["name"])
             states = {f["name"]: f for f in lib["not_callable"]}
             assert set(states) == set(lib["missing"])
-            for name in lib["missing"]:
+            for name in lib["missing"]:  # --verbose names each, with why
                 line = f"{states[name]['state']}: {name}"
-                assert f"{line}\n" in text.stdout or f"{line} ({states[name]['reason']})\n" in text.stdout
+                assert f"{line}\n" in verbose.stdout or f"{line} ({states[name]['reason']})\n" in verbose.stdout
+
+
+def test_missing_functions_are_summed_up_per_library(tmp_path: Path) -> None:
+    """Without --verbose a library's functions that cannot be called are one line per state: how many,
+    the reason they share, the first three and how many more (issue 37: 46 lines of them pushed the
+    driver section 100 lines down); the JSON lists each, as before."""
+    env = mock_env(HALF_MOCK_DIR)
+    report = validated(probe("--json", env=env).stdout)
+    text = probe(env=env).stdout
+    assert "functions: " in text
+    for lib in report["libraries"]:
+        block = block_of(text, lib["name"])
+        by_state: dict[str, list[dict]] = {}
+        for f in lib["not_callable"]:
+            by_state.setdefault(f["state"], []).append(f)
+        # the name, path and functions lines, one per state (and what the half mock's version says)
+        lines = [line for line in block.splitlines() if not line.startswith(("    version query: ", "    mixed releases: "))]
+        assert len(lines) <= 3 + len(by_state), block
+        for state, functions in by_state.items():
+            [line] = [line for line in lines if line.startswith(f"      {len(functions)} {state}")]
+            first = ", ".join(f["name"] for f in functions[:3])
+            assert first in line, (line, first)
+            if len(functions) > 3:
+                assert line.endswith(f" and {len(functions) - 3} more (--verbose lists each, with why)"), line
+            if len({f["reason"] for f in functions}) == 1:
+                assert f" {state} ({functions[0]['reason']}): " in line, line
+    assert len(text.splitlines()) < len(probe("--verbose", env=env).stdout.splitlines())
 
 
 def test_a_missing_library_is_reported_and_exit_is_zero() -> None:
@@ -231,7 +266,7 @@ def test_on_the_mocks_every_function_is_callable() -> None:
 def test_on_the_half_mocks_the_missing_functions_are_listed() -> None:
     result = probe("--json", env=mock_env(HALF_MOCK_DIR))
     assert result.returncode == 0, result.stderr
-    text = probe(env=mock_env(HALF_MOCK_DIR)).stdout
+    text = probe("--verbose", env=mock_env(HALF_MOCK_DIR)).stdout
     for lib in validated(result.stdout)["libraries"]:
         assert lib["found"]
         if lib["functions"] > 1:  # the half mock exports every other symbol
@@ -379,7 +414,8 @@ NO_DRIVER = {"CUBIND_DRIVER_PATH": "/nonexistent/libcuda.so.1", "CUBIND_NVML_PAT
 
 def test_the_first_lines_say_whether_cuda_work_can_run_and_why_not() -> None:
     report = validated(probe("--json", env=NO_DRIVER).stdout)
-    assert report["machine"] == {"can_run_cuda": False, "gpu_count": 0, "reason": "no CUDA driver: libcuda not found"}
+    assert report["machine"] == {"can_run_cuda": False, "gpu_count": 0, "reason": "no CUDA driver: libcuda not found",
+                                 "driver_file": None, "driver_in_build": True}
     lines = probe(env=NO_DRIVER).stdout.splitlines()
     assert lines[1] == "this machine cannot run CUDA work: no CUDA driver: libcuda not found (where it was looked for: below)"
     # and on this machine, whatever it has: the headline agrees with the driver section
@@ -416,8 +452,18 @@ def shared_reason(check: dict, sonames: dict[str, str]) -> str:
 
 
 def test_repeated_findings_are_grouped() -> None:
+    """The same check of several libraries with the same reason but for the library's name is one line;
+    without --verbose, the checks that are ok are one line (each name once, with how many)."""
     report = validated(probe("--json", env=NO_DRIVER).stdout)
-    text = probe(env=NO_DRIVER).stdout
+    text = probe("--verbose", env=NO_DRIVER).stdout
+    short = probe(env=NO_DRIVER).stdout.splitlines()
+    counts = {v: sum(c["verdict"] == v for c in report["checks"]) for v in ("error", "warning", "ok")}
+    said = ", ".join(f"{n} {v}{'s' if n != 1 and v != 'ok' else ''}" for v, n in counts.items())
+    assert f"checks      {len(report['checks'])} checks: {said}" in short
+    [ok] = [line for line in short if line.startswith("    ok       ")]
+    for name in dict.fromkeys(c["name"] for c in report["checks"] if c["verdict"] == "ok"):
+        assert f" {name} ({sum(c['name'] == name and c['verdict'] == 'ok' for c in report['checks'])})" in ok, ok
+    assert len(short) < len(text.splitlines())
     sonames = {lib["name"]: lib["soname"] for lib in report["libraries"] if lib["found"]}
     groups: dict[tuple, list[str]] = {}
     for c in report["checks"]:

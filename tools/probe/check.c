@@ -17,24 +17,12 @@
 #include <sys/stat.h>
 
 #include "cubind/cubind.h"
+#include "check.h"
 #include "elf_imports.h"
 #include "output.h"
 #include "probe.h"
 
-/* The reasons the verdict is not "runs", kept to be written after the parts that found them. */
-#define REASONS_MAX 16
-
-struct verdict {
-    int status; /* enum probe_exit */
-    const char *reasons[REASONS_MAX];
-    char storage[REASONS_MAX][512];
-    size_t count, more;
-};
-
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static void add_reason(struct verdict *v, int status, const char *format, ...)
+void check_reason(struct verdict *v, int status, const char *format, ...)
 {
     va_list args;
     if (status > v->status)
@@ -83,11 +71,16 @@ static void find_this_cubind(struct this_cubind *c)
         c->handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
     }
     snprintf(c->soname, sizeof c->soname, "libcubind.so.%d", CUBIND_VERSION_MAJOR);
-    /* the node every export carries (abi/libcubind.map): CUBIND_<MAJOR>.<MINOR>, CUBIND_<MAJOR> from 1.0 on */
+    check_node("CUBIND_", c->node, sizeof c->node);
+}
+
+void check_node(const char *stem, char *node, size_t size)
+{
+    /* the node every export carries (abi/libcubind.map): <stem><MAJOR>.<MINOR>, <stem><MAJOR> from 1.0 on */
     if (CUBIND_VERSION_MAJOR == 0)
-        snprintf(c->node, sizeof c->node, "CUBIND_%d.%d", CUBIND_VERSION_MAJOR, CUBIND_VERSION_MINOR);
+        snprintf(node, size, "%s%d.%d", stem, CUBIND_VERSION_MAJOR, CUBIND_VERSION_MINOR);
     else
-        snprintf(c->node, sizeof c->node, "CUBIND_%d", CUBIND_VERSION_MAJOR);
+        snprintf(node, size, "%s%d", stem, CUBIND_VERSION_MAJOR);
 }
 
 /* Whether this libcubind exports `name` (at version node `node`, when not NULL). */
@@ -98,15 +91,7 @@ static int exported(const struct this_cubind *c, const char *name, const char *n
     return (node != NULL ? dlvsym(c->handle, name, node) : dlsym(c->handle, name)) != NULL;
 }
 
-/* One DT_NEEDED CUDA library: where the program would get it. */
-struct located {
-    int found;
-    char path[4096];
-    const char *where; /* "run path" or "system loader" */
-    char error[512];
-};
-
-static void locate(const struct elf_imports *imports, const char *soname, struct located *out)
+void check_locate(const struct elf_imports *imports, const char *soname, struct located *out)
 {
     size_t i;
     void *handle;
@@ -172,18 +157,28 @@ static void unreadable(struct probe *probe, const char *why)
     }
 }
 
-/* The cubind functions FILE uses, one line or object each. */
-static void functions_part(struct probe *probe, const struct elf_imports *im, const struct this_cubind *c,
-                           struct verdict *v)
+/* Whether an undefined symbol of FILE is one of cubind's (by cubind's name). */
+static int is_cubind(const struct elf_import *f)
 {
-    size_t i;
+    return strncmp(f->name, "cubind_", 7) == 0;
+}
+
+/* The cubind functions FILE uses by cubind's names, one line or object each; how many. */
+static size_t functions_part(struct probe *probe, const struct elf_imports *im, const struct this_cubind *c,
+                             struct verdict *v)
+{
+    size_t i, count = 0, listed = 0;
+    for (i = 0; i < im->import_count; ++i)
+        count += is_cubind(&im->imports[i]);
     if (probe->json)
         fprintf(probe_out, ",\"functions\":[");
     else
-        fprintf(probe_out, "\ncubind functions it uses: %zu\n", im->import_count);
+        fprintf(probe_out, "\ncubind functions it uses by cubind's names: %zu\n", count);
     for (i = 0; i < im->import_count; ++i) {
         const struct elf_import *f = &im->imports[i];
         struct cubind_function_info info;
+        if (!is_cubind(f))
+            continue;
         int is_exported = exported(c, f->name, f->version), wrapper;
         const char *state;
         memset(&info, 0, sizeof info);
@@ -193,17 +188,17 @@ static void functions_part(struct probe *probe, const struct elf_imports *im, co
         state = !is_exported ? "not exported" : wrapper ? probe_state_name(info.state) : "api";
         if (!is_exported) {
             if (f->version != NULL && strcmp(f->version, c->node) != 0)
-                add_reason(v, f->weak ? PROBE_EXIT_CHECK_PARTLY : PROBE_EXIT_CHECK_CANNOT,
+                check_reason(v, f->weak ? PROBE_EXIT_CHECK_PARTLY : PROBE_EXIT_CHECK_CANNOT,
                            "it asks for cubind's version node %s, which this libcubind (%s) does not have: it "
                            "was linked against another minor version of cubind", f->version, c->node);
             else
-                add_reason(v, f->weak ? PROBE_EXIT_CHECK_PARTLY : PROBE_EXIT_CHECK_CANNOT,
+                check_reason(v, f->weak ? PROBE_EXIT_CHECK_PARTLY : PROBE_EXIT_CHECK_CANNOT,
                            "this libcubind does not export %s%s", f->name,
                            f->weak ? " (a weak reference: it starts, and the symbol is NULL)" : "");
         } else if (wrapper && info.state != CUBIND_FUNCTION_CALLABLE && info.state != CUBIND_FUNCTION_ADAPTED)
-            add_reason(v, PROBE_EXIT_CHECK_PARTLY, "%s cannot be called here (%s)", f->name, state);
+            check_reason(v, PROBE_EXIT_CHECK_PARTLY, "%s cannot be called here (%s)", f->name, state);
         if (probe->json) {
-            fprintf(probe_out, "%s\n  {\"symbol\":", i ? "," : "");
+            fprintf(probe_out, "%s\n  {\"symbol\":", listed++ ? "," : "");
             json_string(f->name);
             json_member("version_node", f->version);
             json_member("from", f->file);
@@ -216,9 +211,12 @@ static void functions_part(struct probe *probe, const struct elf_imports *im, co
             json_member("reason", wrapper ? info.reason : NULL);
             probe_char('}');
         } else {
-            fprintf(probe_out, "  %-12s %s", state, f->name);
-            if (f->version != NULL)
-                fprintf(probe_out, "@%s", f->version);
+            fprintf(probe_out, "  %-12s ", state);
+            text_string(f->name);
+            if (f->version != NULL) {
+                probe_char('@');
+                text_string(f->version);
+            }
             if (wrapper)
                 fprintf(probe_out, " (%s, %s)", info.name, cubind_library_name(info.library));
             if (wrapper && info.reason != NULL && is_exported) {
@@ -229,7 +227,8 @@ static void functions_part(struct probe *probe, const struct elf_imports *im, co
         }
     }
     if (probe->json)
-        fprintf(probe_out, "%s]", im->import_count ? "\n " : "");
+        fprintf(probe_out, "%s]", count ? "\n " : "");
+    return count;
 }
 
 /* The CUDA libraries FILE needs (DT_NEEDED of a library cubind binds), and libcubind. */
@@ -246,12 +245,12 @@ static void libraries_part(struct probe *probe, const struct elf_imports *im, st
             continue;
         if (!probe->json && shown == 0)
             fprintf(probe_out, "\nCUDA libraries it needs (DT_NEEDED):\n");
-        locate(im, im->needed[i], &where);
+        check_locate(im, im->needed[i], &where);
         memset(&info, 0, sizeof info);
         info.size = sizeof info;
         cubind_library_info(lib, &info);
         if (!where.found)
-            add_reason(v, PROBE_EXIT_CHECK_CANNOT, "%s, which it needs, is not found: %s", im->needed[i], where.error);
+            check_reason(v, PROBE_EXIT_CHECK_CANNOT, "%s, which it needs, is not found: %s", im->needed[i], where.error);
         if (probe->json) {
             fprintf(probe_out, "%s\n  {\"soname\":", shown ? "," : "");
             json_string(im->needed[i]);
@@ -263,7 +262,8 @@ static void libraries_part(struct probe *probe, const struct elf_imports *im, st
             json_member("cubind_path", info.found ? info.path : NULL);
             probe_char('}');
         } else {
-            fprintf(probe_out, "  %-9s %s", where.found ? "found" : "not found", im->needed[i]);
+            fprintf(probe_out, "  %-9s ", where.found ? "found" : "not found");
+            text_string(im->needed[i]);
             if (where.found) {
                 fprintf(probe_out, " (%s): ", where.where);
                 text_string(where.path[0] ? where.path : "?");
@@ -281,17 +281,17 @@ static void libraries_part(struct probe *probe, const struct elf_imports *im, st
         fprintf(probe_out, "\nCUDA libraries it needs (DT_NEEDED): none\n");
 }
 
-/* A program that uses cubind or a CUDA library starts, but its CUDA work fails where no GPU can be
- * used (no driver, no GPU visible): the verdict says so, with why. */
-static void machine_part(const struct elf_imports *im, int needs_cubind, struct verdict *v)
+/* A program that uses cubind (by its names, through the drop-in or embedded) or a CUDA library starts,
+ * but its CUDA work fails where no GPU can be used (no driver, no GPU visible): the verdict says so. */
+static void machine_part(const struct elf_imports *im, int uses_cubind, struct verdict *v)
 {
     char why[CUBIND_ERROR_MESSAGE_MAX];
     size_t i;
-    int uses_cuda = needs_cubind || im->import_count > 0;
+    int uses_cuda = uses_cubind;
     for (i = 0; i < im->needed_count && !uses_cuda; ++i)
         uses_cuda = cubind_library_from_soname(im->needed[i]) != CUBIND_LIB_NONE;
     if (uses_cuda && v->status < PROBE_EXIT_CHECK_CANNOT && probe_no_gpu(why, sizeof why))
-        add_reason(v, PROBE_EXIT_CHECK_PARTLY, "it starts, but no GPU can be used here: %s", why);
+        check_reason(v, PROBE_EXIT_CHECK_PARTLY, "it starts, but no GPU can be used here: %s", why);
 }
 
 void check_section(struct probe *probe)
@@ -301,10 +301,10 @@ void check_section(struct probe *probe)
     struct verdict v;
     char why[512];
     size_t i, j, nodes = 0;
-    int needs_cubind = 0, same = -1;
+    int needs_cubind = 0, same = -1, uses;
     struct located program_cubind;
     memset(&program_cubind, 0, sizeof program_cubind);
-    if (elf_read_imports(probe->check, "cubind_", &im, why, sizeof why) != 0) {
+    if (elf_read_imports(probe->check, "", &im, why, sizeof why) != 0) {
         unreadable(probe, why);
         return;
     }
@@ -316,7 +316,7 @@ void check_section(struct probe *probe)
              * when it is loaded from there) */
             char *mine, *theirs;
             needs_cubind = 1;
-            locate(&im, im.needed[i], &program_cubind);
+            check_locate(&im, im.needed[i], &program_cubind);
             mine = c.path != NULL ? realpath(c.path, NULL) : NULL;
             theirs = program_cubind.found && program_cubind.path[0] ? realpath(program_cubind.path, NULL) : NULL;
             if (mine != NULL && theirs != NULL)
@@ -325,7 +325,7 @@ void check_section(struct probe *probe)
             free(theirs);
         }
     if (!im.this_machine)
-        add_reason(&v, PROBE_EXIT_CHECK_CANNOT, "it is built for %s, not for this machine", im.machine);
+        check_reason(&v, PROBE_EXIT_CHECK_CANNOT, "it is built for %s, not for this machine", im.machine);
     if (probe->json) {
         fprintf(probe_out, "{\"file\":");
         json_string(probe->check);
@@ -350,7 +350,7 @@ void check_section(struct probe *probe)
         fprintf(probe_out, ",\"same_as_probe\":%s", same < 0 ? "null" : same ? "true" : "false");
         fprintf(probe_out, ",\"version_nodes_asked\":[");
         for (i = 0; i < im.import_count; ++i) {
-            const char *node = im.imports[i].version;
+            const char *node = is_cubind(&im.imports[i]) ? im.imports[i].version : NULL;
             for (j = 0; node != NULL && j < i; ++j)
                 if (im.imports[j].version != NULL && strcmp(im.imports[j].version, node) == 0)
                     break;
@@ -376,9 +376,11 @@ void check_section(struct probe *probe)
         } else
             fprintf(probe_out, "libcubind: not needed\n");
     }
-    functions_part(probe, &im, &c, &v);
+    uses = functions_part(probe, &im, &c, &v) > 0;
+    uses |= check_dropin_part(probe, &im, &v);
+    uses |= check_embedded_part(probe, &im, &v);
     libraries_part(probe, &im, &v);
-    machine_part(&im, needs_cubind, &v);
+    machine_part(&im, needs_cubind || uses, &v);
     if (probe->json) {
         json_member("verdict", verdict_word(v.status));
         fprintf(probe_out, ",\"exit_status\":%d,\"reasons\":[", v.status);

@@ -34,35 +34,71 @@ static void shared_reason(const struct cubind_check *c, char *out, size_t size)
         snprintf(out, size, "%.*s%s%s", (int)(at - c->reason), c->reason, "each", at + stem);
 }
 
+/* Whether check `i` is the first of `all` (of those `covered`) with its verdict and name. */
+static int first_of_name(const struct cubind_check *all, const char *covered, size_t i)
+{
+    size_t j;
+    for (j = 0; j < i; ++j)
+        if (covered[j] && all[j].verdict == all[i].verdict && strcmp(all[j].name, all[i].name) == 0)
+            return 0;
+    return 1;
+}
+
+/* Without --verbose, the checks whose verdict is ok in one line: each name once, with how many. */
+static void ok_summary(const struct cubind_check *all, const char *covered, size_t n, size_t ok)
+{
+    size_t i, j, names = 0;
+    if (ok == 0)
+        return;
+    fprintf(probe_out, "    %-8s", cubind_verdict_name(CUBIND_CHECK_OK));
+    for (i = 0; i < n; ++i) {
+        size_t count = 0;
+        if (!covered[i] || all[i].verdict != CUBIND_CHECK_OK || !first_of_name(all, covered, i))
+            continue;
+        for (j = i; j < n; ++j)
+            count += covered[j] && all[j].verdict == CUBIND_CHECK_OK && strcmp(all[j].name, all[i].name) == 0;
+        fprintf(probe_out, "%s %s (%zu)", names++ ? "," : "", all[i].name, count);
+    }
+    fprintf(probe_out, " (--verbose says each)\n");
+}
+
+/* The checks, the same check of several libraries whose reasons differ only by the library's name
+ * in one line; without --verbose, those whose verdict is ok summed up (ok_summary). */
 static int checks_text(const struct probe *probe)
 {
-    size_t n = cubind_check_count(), i, j, shown = 0;
+    size_t n = cubind_check_count(), i, j, shown = 0, by_verdict[3] = {0, 0, 0};
     int worst = CUBIND_CHECK_OK;
     struct cubind_check *all = calloc(n ? n : 1, sizeof *all);
     char (*shared)[1024] = calloc(n ? n : 1, sizeof *shared);
-    char *said = calloc(n ? n : 1, 1);
-    if (all == NULL || shared == NULL || said == NULL) {
-        free(all), free(shared), free(said);
+    char *said = calloc(n ? n : 1, 1), *covered = calloc(n ? n : 1, 1);
+    if (all == NULL || shared == NULL || said == NULL || covered == NULL) {
+        free(all), free(shared), free(said), free(covered);
         return CUBIND_CHECK_OK;
     }
     for (i = 0; i < n; ++i) {
         all[i].size = sizeof all[i];
         if (cubind_check_get(i, &all[i]) != CUBIND_OK ||
-            (all[i].library != CUBIND_LIB_NONE && !probe_covers(probe, all[i].library))) {
+            (all[i].library != CUBIND_LIB_NONE && !probe_covers(probe, all[i].library)) || (unsigned)all[i].verdict > 2) {
             said[i] = 1;
             continue;
         }
+        covered[i] = 1;
         ++shown;
+        ++by_verdict[all[i].verdict];
+        if ((int)all[i].verdict > worst)
+            worst = (int)all[i].verdict;
+        said[i] = all[i].verdict == CUBIND_CHECK_OK && !probe->verbose; /* summed up below */
         shared_reason(&all[i], shared[i], sizeof shared[i]);
     }
-    fprintf(probe_out, "\nchecks      %zu\n", shown);
+    fprintf(probe_out, "\nchecks      %zu checks: %zu error%s, %zu warning%s, %zu ok\n", shown,
+            by_verdict[CUBIND_CHECK_ERROR], by_verdict[CUBIND_CHECK_ERROR] == 1 ? "" : "s",
+            by_verdict[CUBIND_CHECK_WARNING], by_verdict[CUBIND_CHECK_WARNING] == 1 ? "" : "s",
+            by_verdict[CUBIND_CHECK_OK]);
     for (i = 0; i < n; ++i) {
         size_t group = 1;
         if (said[i])
             continue;
         said[i] = 1;
-        if ((int)all[i].verdict > worst)
-            worst = (int)all[i].verdict;
         /* the checks of other libraries with the same name, verdict and reason but for the library */
         for (j = i + 1; j < n; ++j)
             group += !said[j] && all[j].library != CUBIND_LIB_NONE && all[i].library != CUBIND_LIB_NONE &&
@@ -87,7 +123,9 @@ static int checks_text(const struct probe *probe)
         text_string(shared[i]);
         probe_char('\n');
     }
-    free(all), free(shared), free(said);
+    if (!probe->verbose)
+        ok_summary(all, covered, n, by_verdict[CUBIND_CHECK_OK]);
+    free(all), free(shared), free(said), free(covered);
     return worst;
 }
 

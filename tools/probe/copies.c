@@ -19,7 +19,9 @@ int copies_use_cuda_path(const char *dir)
 {
     struct stat st;
     if (dir[0] != '/' || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "cubind-probe: --cuda-path %s: not an absolute path to a directory\n", dir);
+        fprintf(stderr, "cubind-probe: --cuda-path ");
+        text_escaped(stderr, dir);
+        fprintf(stderr, ": not an absolute path to a directory\n");
         return -1;
     }
     return setenv("CUDA_PATH", dir, 1);
@@ -32,12 +34,28 @@ static cubind_copies *find(const char *cuda_path)
     return cubind_copies_find(&options, &copies) == CUBIND_OK ? copies : NULL;
 }
 
+/* A copy's CUDA release, or why it is not known. */
+static void release_text(const struct cubind_copy *c)
+{
+    if (c->release != NULL)
+        fprintf(probe_out, "CUDA %s", c->release);
+    else if (c->bound && c->version_major < 0)
+        fprintf(probe_out, "CUDA release unknown (its version is)");
+    else if (c->bound)
+        fprintf(probe_out, "CUDA release unknown (its version is of no release these bindings know)");
+    else
+        fprintf(probe_out, "CUDA release unknown (neither its configuration nor a cu<N> or cuda-<N> directory of its "
+                           "path tells it)");
+}
+
 static int copies_text(const char *cuda_path)
 {
     cubind_copies *copies = find(cuda_path);
     size_t lib, i, n = cubind_copies_count(copies), libraries = 0;
     if (copies == NULL) {
-        fprintf(probe_out, "\nevery copy: not listed: %s\n", cubind_last_error()->message);
+        fprintf(probe_out, "\nevery copy: not listed: ");
+        text_string(cubind_last_error()->message);
+        probe_char('\n');
         return -1;
     }
     for (lib = 0; lib < cubind_locatable_count(); ++lib)
@@ -49,8 +67,10 @@ static int copies_text(const char *cuda_path)
                 break;
             }
         }
-    fprintf(probe_out, "\nEvery copy: %zu of %zu libraries have one, %zu copies%s%s\n", libraries, cubind_locatable_count(), n,
-           cuda_path != NULL ? "; searched first: " : "", cuda_path != NULL ? cuda_path : "");
+    fprintf(probe_out, "\nEvery copy: %zu of %zu libraries have one, %zu copies%s", libraries, cubind_locatable_count(), n,
+           cuda_path != NULL ? "; searched first: " : "");
+    text_string(cuda_path);
+    probe_char('\n');
     for (lib = 0; lib < cubind_locatable_count(); ++lib) {
         const char *name = cubind_locatable_name(lib);
         int any = 0, bound = 0, chosen = 0;
@@ -81,7 +101,9 @@ static int copies_text(const char *cuda_path)
                 fprintf(probe_out, "version unknown");
             fprintf(probe_out, " (%s: ", c.version_source);
             text_string(c.version_detail);
-            fprintf(probe_out, "), CUDA %s; at ", c.release != NULL ? c.release : "?");
+            fprintf(probe_out, "), ");
+            release_text(&c);
+            fprintf(probe_out, "; at ");
             text_string(c.places);
             probe_char('\n');
             if (c.error != NULL) {

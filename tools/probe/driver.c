@@ -45,18 +45,43 @@ int probe_no_gpu(char *why, size_t size)
     return 1;
 }
 
-/* The headline: "this machine cannot run CUDA work: no CUDA driver: ...", or "can ...: 1 GPU, ...". */
+/* The driver's file a program would load, into `path` (empty when none is found), and whether this
+ * build binds the driver API: the file cubind loads; for a build that leaves it out (a subset), the
+ * first copy of its soname found here (cubind_copies_find, which locates every configured library). */
+static int driver_file(char *path, size_t size)
+{
+    cubind_library driver = cubind_library_from_name("driver");
+    struct cubind_library_info info = {.size = sizeof info};
+    struct cubind_copies_options options = {.size = sizeof options, .flags = CUBIND_COPIES_NO_QUERY, .library = "driver"};
+    struct cubind_copy copy = {.size = sizeof copy};
+    cubind_copies *copies = NULL;
+    path[0] = '\0';
+    cubind_library_info(driver, &info);
+    if (info.functions > 0) { /* bound: what cubind found, or nothing */
+        snprintf(path, size, "%s", info.found ? info.path : "");
+        return 1;
+    }
+    if (cubind_copies_find(&options, &copies) == CUBIND_OK && cubind_copies_get(copies, 0, &copy) == CUBIND_OK)
+        snprintf(path, size, "%s", copy.path);
+    cubind_copies_free(copies);
+    cubind_clear_error();
+    return 0;
+}
+
+/* The headline: "this machine cannot run CUDA work: no CUDA driver: ...", or "can ...: 1 GPU, ...";
+ * for a build that leaves the driver API out, a second line says so, with the driver's file. */
 void machine_section(struct probe *probe)
 {
     struct cubind_driver_info d = {.size = sizeof d};
-    char why[CUBIND_ERROR_MESSAGE_MAX];
-    int no_gpu = probe_no_gpu(why, sizeof why);
+    char why[CUBIND_ERROR_MESSAGE_MAX], file[4096];
+    int no_gpu = probe_no_gpu(why, sizeof why), bound = driver_file(file, sizeof file);
     cubind_driver_info(&d);
     if (probe->json) {
         fprintf(probe_out, "{\"can_run_cuda\":%s,\"gpu_count\":%d", no_gpu ? "false" : "true",
                 d.gpu_count > 0 ? d.gpu_count : 0);
         json_member("reason", no_gpu ? why : NULL);
-        probe_char('}');
+        json_member("driver_file", file[0] ? file : NULL);
+        fprintf(probe_out, ",\"driver_in_build\":%s}", bound ? "true" : "false");
         return;
     }
     if (no_gpu) {
@@ -64,16 +89,21 @@ void machine_section(struct probe *probe)
         text_string(why);
         fprintf(probe_out, "%s\n", d.driver_error != NULL && strstr(d.driver_error, "; tried: ") != NULL
                                         ? " (where it was looked for: below)" : "");
-        return;
+    } else {
+        fprintf(probe_out, "this machine can run CUDA work: %s", why);
+        if (d.release != NULL) {
+            fprintf(probe_out, ", driver ");
+            text_string(d.release);
+        }
+        if (d.cuda_major >= 0)
+            fprintf(probe_out, " (CUDA %d.%d)", d.cuda_major, d.cuda_minor);
+        probe_char('\n');
     }
-    fprintf(probe_out, "this machine can run CUDA work: %s", why);
-    if (d.release != NULL) {
-        fprintf(probe_out, ", driver ");
-        text_string(d.release);
+    if (!bound) {
+        fprintf(probe_out, "    (this build of cubind leaves the driver API out; the driver's file here: ");
+        text_string(file[0] ? file : "none found");
+        fprintf(probe_out, ")\n");
     }
-    if (d.cuda_major >= 0)
-        fprintf(probe_out, " (CUDA %d.%d)", d.cuda_major, d.cuda_minor);
-    probe_char('\n');
 }
 
 /* An error of NVML or of the driver API; when it is the library's load error and the libraries'

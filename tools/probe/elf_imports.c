@@ -193,6 +193,86 @@ static int read_version_needs(struct reader *r, const unsigned char *bytes, uint
     }
 }
 
+/* The notes of owner "cubind" and type 1 in the SHT_NOTE section `sh`: each one's text into out->embedded. */
+static int read_cubind_notes(struct reader *r, const Elf64_Shdr *sh, struct elf_imports *out)
+{
+    static const char owner[] = "cubind";
+    unsigned char *bytes = read_section(r, sh, "note section");
+    uint64_t at = 0;
+    int result = 0;
+    if (bytes == NULL)
+        return -1;
+    while (result == 0 && sh->sh_size - at >= 12) {
+        uint32_t n[3]; /* namesz, descsz, type */
+        uint64_t name, desc, end;
+        memcpy(n, bytes + at, sizeof n);
+        name = at + 12;
+        desc = name + (((uint64_t)n[0] + 3) & ~(uint64_t)3);
+        end = desc + (((uint64_t)n[1] + 3) & ~(uint64_t)3);
+        if (desc > sh->sh_size || end > sh->sh_size) {
+            result = fail(r, "corrupt: a note lies outside its section");
+            break;
+        }
+        if (n[0] == sizeof owner && memcmp(bytes + name, owner, sizeof owner) == 0 && n[2] == 1 && n[1] > 0 &&
+            memchr(bytes + desc, '\0', n[1]) != NULL && push(&out->embedded, &out->embedded_count, (char *)bytes + desc) != 0)
+            result = fail(r, "out of memory");
+        at = end;
+    }
+    free(bytes);
+    return result;
+}
+
+/* Whether the symbol table `sh` (its names in section `strings`) defines cubind_version or the
+ * loader's table of libraries, cubind__libraries, which every wrapper reaches (kept by --gc-sections):
+ * every copy of cubind does; a program that only shares cubind's helpers (the probe: strbuf.c) not. */
+static int defines_cubind(struct reader *r, const Elf64_Shdr *sh, const Elf64_Shdr *strings)
+{
+    unsigned char *symbols, *names;
+    uint64_t i, n;
+    int found = 0;
+    if (sh->sh_entsize != sizeof(Elf64_Sym))
+        return fail(r, "corrupt: its symbols are %llu bytes each, not %zu", (unsigned long long)sh->sh_entsize,
+                    sizeof(Elf64_Sym));
+    if ((symbols = read_section(r, sh, "symbol table")) == NULL)
+        return -1;
+    if ((names = read_section(r, strings, "symbols' string table")) == NULL) {
+        free(symbols);
+        return -1;
+    }
+    n = sh->sh_size / sizeof(Elf64_Sym);
+    for (i = 1; i < n && !found; ++i) {
+        Elf64_Sym sym;
+        const char *name;
+        memcpy(&sym, symbols + i * sizeof sym, sizeof sym);
+        found = sym.st_shndx != SHN_UNDEF && (name = string_at(names, strings->sh_size, sym.st_name)) != NULL &&
+                (strcmp(name, "cubind_version") == 0 || strcmp(name, "cubind__libraries") == 0);
+    }
+    free(symbols);
+    free(names);
+    return found;
+}
+
+/* What tells that FILE holds cubind's code: its cubind notes; without one, its symbol tables. */
+static int read_embedding(struct reader *r, const Elf64_Shdr *sections, uint64_t count, struct elf_imports *out)
+{
+    uint64_t i;
+    int found;
+    for (i = 0; i < count; ++i)
+        if (sections[i].sh_type == SHT_NOTE && read_cubind_notes(r, &sections[i], out) != 0)
+            return -1;
+    for (i = 0; i < count && out->embedded_count == 0; ++i) {
+        if (sections[i].sh_type != SHT_SYMTAB && sections[i].sh_type != SHT_DYNSYM)
+            continue;
+        if (sections[i].sh_link >= count)
+            return fail(r, "corrupt: a section header links to a section it does not have");
+        if ((found = defines_cubind(r, &sections[i], &sections[sections[i].sh_link])) < 0)
+            return -1;
+        out->defines_cubind |= found;
+        out->exports_cubind |= found && sections[i].sh_type == SHT_DYNSYM;
+    }
+    return 0;
+}
+
 /* The body of elf_read_imports, on the open file; the sections read are freed by the caller. */
 static int read_imports(struct reader *r, const char *path, const char *prefix, struct elf_imports *out,
                         unsigned char *held[HELD])
@@ -261,6 +341,8 @@ static int read_imports(struct reader *r, const char *path, const char *prefix, 
         else if (sh->sh_type == SHT_GNU_verneed && verneed == NULL)
             verneed = sh;
     }
+    if (read_embedding(r, sections, count, out) != 0)
+        goto done;
     if (dynamic == NULL) {
         out->dynamic = 0; /* statically linked: it imports nothing */
         result = 0;
@@ -435,6 +517,9 @@ void elf_imports_free(struct elf_imports *out)
         free(out->imports[i].version);
         free(out->imports[i].file);
     }
+    for (i = 0; i < out->embedded_count; ++i)
+        free(out->embedded[i]);
+    free(out->embedded);
     free(out->needed);
     free(out->run_path);
     free(out->imports);

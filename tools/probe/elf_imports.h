@@ -31,6 +31,12 @@ struct elf_imports {
     const char *run_path_tag; /* "DT_RUNPATH", "DT_RPATH", or NULL when it has neither */
     struct elf_import *imports; /* its undefined symbols whose name starts with the prefix asked for */
     size_t import_count;
+    char **embedded;      /* the text of each note of owner "cubind" (type 1) it holds, "0.4.0 cufft cublas": a
+                             copy of cubind embedded in it, its version and the libraries it binds */
+    size_t embedded_count;
+    int defines_cubind;   /* a symbol table of it (.symtab, .dynsym) defines cubind_version or cubind__libraries:
+                             it holds cubind's code (an embedding, or libcubind itself); read without a note */
+    int exports_cubind;   /* its dynamic symbols define cubind_version: it exports cubind's API (libcubind) */
 };
 
 /* Read the imports of the file at `path` into *out (zeroed first), keeping the undefined symbols whose

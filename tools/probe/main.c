@@ -40,7 +40,9 @@ static int add_library(struct probe *probe, const char *name)
     cubind_library library = cubind_library_from_name(name);
     int i;
     if (library == CUBIND_LIB_NONE) {
-        fprintf(stderr, "cubind-probe: unknown option or library %s (libraries:", name);
+        fprintf(stderr, "cubind-probe: unknown option or library ");
+        text_escaped(stderr, name);
+        fprintf(stderr, " (libraries:");
         for (i = 0; i < CUBIND_LIBRARY_COUNT; ++i)
             fprintf(stderr, " %s", cubind_library_name((cubind_library)i));
         fprintf(stderr, "; cubind-probe --help lists the options)\n");
@@ -72,6 +74,13 @@ static int set_strict(struct probe *probe, const char *argument)
 {
     (void)argument;
     probe->strict = 1;
+    return 0;
+}
+
+static int set_verbose(struct probe *probe, const char *argument)
+{
+    (void)argument;
+    probe->verbose = 1;
     return 0;
 }
 
@@ -117,6 +126,7 @@ static const struct option {
     {"--all", NULL, NULL, "also every copy of every CUDA library on the machine, bound or only located, and which is taken",
      set_all},
     {"--cuda-path", NULL, "DIR", "probe the CUDA installation DIR: searched first, its copies listed first", set_cuda_path},
+    {"--verbose", "-v", NULL, "the text names every function a library cannot serve, and every check", set_verbose},
     {"--strict", NULL, NULL, "a check whose verdict is a warning makes the exit status 6, as an error does", set_strict},
     {"--check", NULL, "FILE", "can the program or library FILE run here? each cubind function and CUDA library it uses",
      set_check},
@@ -174,7 +184,9 @@ static int read_options(int argc, char **argv, struct probe *probe)
                 (options[i].alias != NULL && strcmp(arg, options[i].alias) == 0))
                 o = &options[i];
         if (o == NULL) {
-            fprintf(stderr, "cubind-probe: unknown option %s (cubind-probe --help lists them)\n", arg);
+            fprintf(stderr, "cubind-probe: unknown option ");
+            text_escaped(stderr, arg);
+            fprintf(stderr, " (cubind-probe --help lists them)\n");
             return -1;
         }
         if (o->argument != NULL) {
@@ -244,25 +256,37 @@ static void write_report(struct probe *probe)
         fprintf(probe_out, "}\n");
 }
 
-int main(int argc, char **argv)
+/* What was written must have been written: a full disk or a closed pipe is an error. The exit status. */
+static int finish(int status)
 {
-    struct probe probe = {0};
-    probe_open_report();
-    if (read_options(argc, argv, &probe) != 0)
-        return PROBE_EXIT_USAGE;
-    if (want_help)
-        usage(probe_out);
-    else if (want_version)
-        fprintf(probe_out, "cubind-probe %s (libcubind %s, bindings generated from the CUDA %s headers)\n", CUBIND_RELEASE_STRING,
-               cubind_version(), CUBIND_CUDA_HEADERS_VERSION_STRING);
-    else
-        write_report(&probe);
-    /* what was written must have been written: a full disk or a closed pipe is an error */
     errno = 0;
     if (fflush(probe_out) != 0 || ferror(probe_out) || fclose(probe_out) != 0) {
         fprintf(stderr, "cubind-probe: cannot write the report to standard output: %s\n",
                 errno != 0 ? strerror(errno) : "write error");
         return PROBE_EXIT_WRITE;
     }
-    return probe.status;
+    return status;
+}
+
+/* The report, written by the child of probe_survive (screen.c); its exit status. */
+static int report(struct probe *probe)
+{
+    write_report(probe);
+    return finish(probe->status);
+}
+
+int main(int argc, char **argv)
+{
+    struct probe probe = {0};
+    probe_open_report();
+    if (read_options(argc, argv, &probe) != 0)
+        return PROBE_EXIT_USAGE;
+    if (!want_help && !want_version)
+        return probe_survive(&probe, report); /* nothing is loaded here before */
+    if (want_help)
+        usage(probe_out);
+    else
+        fprintf(probe_out, "cubind-probe %s (libcubind %s, bindings generated from the CUDA %s headers)\n", CUBIND_RELEASE_STRING,
+               cubind_version(), CUBIND_CUDA_HEADERS_VERSION_STRING);
+    return finish(PROBE_EXIT_OK);
 }

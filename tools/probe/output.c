@@ -74,8 +74,7 @@ void json_bytes(const char *text)
     probe_char('"');
 }
 
-/* Printable UTF-8 as it is; control characters (C0, DEL, C1) and bytes that are not UTF-8 as \xNN. */
-void text_string(const char *text)
+void text_escaped(FILE *to, const char *text)
 {
     const unsigned char *p;
     size_t n;
@@ -84,11 +83,16 @@ void text_string(const char *text)
         if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f)) || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
             size_t i, count = n == 0 ? 1 : n;
             for (i = 0; i < count; ++i)
-                fprintf(probe_out, "\\x%02x", p[i]);
+                fprintf(to, "\\x%02x", p[i]);
             n = count;
         } else
-            fwrite(p, 1, n, probe_out);
+            fwrite(p, 1, n, to);
     }
+}
+
+void text_string(const char *text)
+{
+    text_escaped(probe_out, text);
 }
 
 /* `,"key":` and `value` as a JSON string (null for NULL) */

@@ -30,5 +30,7 @@ void json_version(int major, int minor, int patch);
 void json_version_text(const char *text);
 /* Printable UTF-8 as it is; control characters (C0, DEL, C1) and bytes that are not UTF-8 as \xNN. */
 void text_string(const char *text);
+/* The same to `to` (standard error: a name from the command line cannot colour the terminal either). */
+void text_escaped(FILE *to, const char *text);
 
 #endif

@@ -35,6 +35,7 @@ struct probe {
     const char *check; /* --check FILE: the program or library to check, else NULL */
     int all;           /* --all: every copy of every library (copies.c) */
     int strict;        /* --strict: a check's warning makes the exit status PROBE_EXIT_CHECKS, as an error does */
+    int verbose;       /* --verbose: the text names every function a library cannot serve and every check */
     const char *cuda_path; /* --cuda-path DIR: the CUDA installation probed, else NULL */
     int status;        /* the exit status so far (enum probe_exit) */
     unsigned long long only; /* LIBRARY arguments: the libraries reported, a bit (1 << id) each; 0: all */
@@ -47,6 +48,14 @@ int probe_covers(const struct probe *probe, cubind_library library);
  * not found", the places tried left to the libraries' section), 0 when a GPU is visible
  * (cubind_gpu_count; machine.c). */
 int probe_no_gpu(char *why, size_t size);
+
+/* Write the report with `report` in a child process that first loads each library the report will
+ * load; a library whose load crashes or hangs there has its version query left unasked by the next
+ * child (screen.c). Returns the exit status `report` returned in the child. */
+int probe_survive(struct probe *probe, int (*report)(struct probe *));
+
+/* Why `library`'s version query was not asked (it crashed or hung in probe_screen's child), else NULL. */
+const char *probe_version_error(cubind_library library);
 
 /* Raise probe->status to `status` (a lower one does not lower it). */
 void probe_status(struct probe *probe, int status);
