@@ -59,9 +59,10 @@ LINK_FLAGS_FILES := Makefile tests/tests.mk
 
 # make test's last line sums what every suite counted (tests/summary/results.py): a suite's recipe runs it
 # through $(RESULTS) run (CMocka and pytest output is parsed) or ends with $(RESULTS) passed (a check).
-# One file per suite in $(RESULTS_DIR), whatever the build tree: the order of -j does not matter.
+# One file per suite and build tree in $(RESULTS_DIR): the order of -j does not matter, and a subset
+# tree's suites (test-embed's, their own BUILD) are counted beside the main tree's, not over them.
 RESULTS_DIR := build/test-results
-RESULTS = $(PYTHON) tests/summary/results.py --dir $(RESULTS_DIR) --target $@ $(if $(SAN),--variant $(SAN))
+RESULTS = $(PYTHON) tests/summary/results.py --dir $(RESULTS_DIR) --target $@ $(if $(SAN),--variant $(SAN)) --tree $(BUILD)
 
 # The fault tests' variables (REENTRANT_MOCK, SLOW_MOCK) are used by test-valgrind below.
 include tests/faults.mk
