@@ -36,11 +36,16 @@ space := $(empty) $(empty)
 BUILD_DEPS := gcc libc6-dev make
 GENERATOR_DEPS := python3-clang-14 python3-jinja2
 # Besides CMocka and pytest: the ABI baseline check (libclang), the installed-tree consumers
-# (pkg-config, CMake, LuaJIT, cffi, Rust through bindgen and through the crate cubind-sys, built
-# offline by Debian's cargo), the IR schema (jsonschema) and strace (test-embed-from-ir: a subset
-# reads no file of the releases cache nor any CUDA header).
+# (pkg-config, CMake, LuaJIT, cffi, Rust through bindgen, which formats with rustfmt, and through
+# the crate cubind-sys, built offline by Debian's cargo), the IR schema (jsonschema), strace
+# (test-embed-from-ir: a subset reads no file of the releases cache nor any CUDA header), the
+# other compilers (clang: make compilers, the amalgamation and the examples; g++ and clang++: the
+# headers as C++) and valgrind (test-valgrind). nvcc is the CUDA toolkit's (check-toolkit).
 TEST_DEPS := libcmocka-dev python3-pytest python3-clang-14 pkg-config cmake luajit python3-cffi bindgen rustc cargo \
-             python3-jsonschema strace
+             rustfmt python3-jsonschema strace clang g++ valgrind
+# Every package `make test` uses, installed in one apt transaction before anything runs in
+# parallel (MPI_DEPS: examples/examples.mk, test-launcher's).
+ALL_DEPS = $(BUILD_DEPS) $(GENERATOR_DEPS) $(TEST_DEPS) $(MPI_DEPS)
 
 WARNINGS := -std=c11 -Wall -Wextra -Werror -pedantic
 # A sanitizer build at -O1 (what ASan's and TSan's manuals advise): the sanitizers check the same at
@@ -101,11 +106,13 @@ PROBE := $(BUILD)/bin/cubind-probe
         check-generated probe test amalgamation \
         test-generator test-c compilers install install-strip clean
 
-# (the probe is cubind's own program: a prefixed tree has none)
+# Everything `make install` copies, so that install compiles nothing after `make`: the drop-in and
+# the mocks are added by dropin/dropin.mk and dropin/mocks.mk (the probe is cubind's own program: a
+# prefixed tree has none of the three).
 all: $(LIBRARY_SO) $(LIBRARY_A) $(if $(TREE_PREFIX),,$(PROBE)) $(BUILT_HEADERS)
 
 help:
-	@echo "make                  build $(LIBRARY_SO), $(LIBRARY_A), $(PROBE), $(BUILD)/include"
+	@echo "make                  build $(LIBRARY_SO), $(LIBRARY_A), $(PROBE), $(BUILD)/include, the drop-in, the mocks"
 	@echo "make generate         CUDA headers ($(CUDA_PATH)) -> generated/ (IR, headers, sources, mocks, tests)"
 	@echo "make generate LIBRARIES=\"cufft cublas\" OUT=dir   only those libraries (ids kept), into dir"
 	@echo "make generate ... API_PREFIX=mylib OUT=dir   a tree whose identifiers are mylib_* (its own loader and headers)"
@@ -129,7 +136,10 @@ help:
 	@echo "make bench-generate   only the make generate timing (median of runs)"
 
 # --- set-up -----------------------------------------------------------------------------------
-deps: deps-build deps-generator deps-test
+# `make deps` (what make test runs first) installs every package at once; the narrow targets name
+# the part they need, and tools/install-deps.sh runs one apt-get at a time whatever make -j starts.
+deps:
+	@sh tools/install-deps.sh $(ALL_DEPS)
 deps-build:
 	@sh tools/install-deps.sh $(BUILD_DEPS)
 deps-generator:
@@ -256,8 +266,8 @@ amalgamation: deps-generator $(if $(and $(FROM_HEADERS),$(filter command line,$(
 	    --out $(AMALGAMATION_OUT)
 
 # --- install: make install PREFIX=/opt/cubind [DESTDIR=/stage] -------------------------------------
-# Copies what `make` built (nothing is compiled here, no package is installed: a C11 compiler and
-# sed are all it takes) and the data files for FFI authors and packagers: pkg-config and CMake
+# Copies what `make` built (after `make` nothing is compiled here; no package is installed: a C11
+# compiler and sed are all it takes) and the data files for FFI authors and packagers: pkg-config and CMake
 # package files (from templates, by sed), flat cdef declarations, the IR and its JSON schema, the
 # documentation. `make install` keeps the library as built (with -g, its debug information);
 # `make install-strip` installs, then strips what it installed, as autotools and CMake do.
