@@ -125,6 +125,7 @@ help:
 	@echo "make fetch-releases   the older CUDA releases' headers (Debian packages) -> the releases cache"
 	@echo "make fetch-release-libs  their shared libraries (for the tests) -> the releases cache"
 	@echo "make probe            set up, build from the checked-in tree and print what this machine has"
+	@echo "make fresh-machine    README.md's set-up commands in a new Debian 12 chroot (FRESH_COMMANDS=1: make probe only)"
 	@echo "make test             every test (SAN=address,undefined or SAN=thread for a sanitizer build)"
 	@echo "make test-package     makefiles, exported ABI (abi/), cdef headers, consumers of an installed tree"
 	@echo "make test-docs        every code block of README.md and docs/, run as printed"
@@ -146,6 +147,16 @@ deps-generator:
 	@sh tools/install-deps.sh $(GENERATOR_DEPS)
 deps-test:
 	@sh tools/install-deps.sh $(TEST_DEPS)
+
+# README.md's set-up commands on a fresh Debian 12 (tests/fresh/run.sh): a minbase chroot with git,
+# make and gcc, the toolkit bind-mounted read-only, a clean clone of HEAD; FRESH_COMMANDS=1 runs the
+# first command only (make probe). Not part of make test: it runs make test.
+FRESH_DIR := build/fresh-machine
+FRESH_COMMANDS ?=
+.PHONY: fresh-machine
+fresh-machine:
+	@sh tools/install-deps.sh debootstrap
+	CUDA_PATH=$(CUDA_PATH) PYTHON=$(PYTHON) sh tests/fresh/run.sh $(FRESH_DIR) $(FRESH_COMMANDS)
 
 # --- generator --------------------------------------------------------------------------------
 # The headers of the older CUDA releases (generator/libraries.toml, [[release]]) are fetched into
