@@ -297,7 +297,7 @@ IR_SCHEMA := ir.schema.json
 PROBE_SCHEMA := docs/probe.schema.json
 INSTALL_DATA := $(PC_FILE) $(CMAKE_FILES)
 STRIP ?= strip
-# The documentation, as laid out in the checkout so that its relative links hold: README.md,
+# The documentation, as laid out in the checkout so that its relative links hold: README.md, CHANGES.md,
 # the manual (docs/), the API reference and the library table (generated/docs/), the examples.
 DOC_DIR := $(PREFIX)/share/doc/cubind
 DOC_PAGES := $(wildcard docs/*.md)
@@ -339,7 +339,7 @@ install: all $(INSTALL_DATA) $(if $(TREE_PREFIX),,install-dropin install-mocks)
 	$(if $(RUST_CRATE_SOURCES),install -d $(DESTDIR)$(PREFIX)/share/cubind/rust/cubind-sys/src && \
 	    install -m 644 $(RUST_CRATE_FILES) $(DESTDIR)$(PREFIX)/share/cubind/rust/cubind-sys/ && \
 	    install -m 644 $(RUST_CRATE_SOURCES) $(DESTDIR)$(PREFIX)/share/cubind/rust/cubind-sys/src/)
-	install -m 644 README.md $(DESTDIR)$(DOC_DIR)/
+	install -m 644 README.md CHANGES.md $(DESTDIR)$(DOC_DIR)/
 	install -m 644 $(DOC_PAGES) $(PROBE_SCHEMA) $(DESTDIR)$(DOC_DIR)/docs/
 	install -m 644 $(DOC_API) $(DESTDIR)$(DOC_DIR)/docs/api/
 	install -m 644 generated/docs/libraries.md $(DESTDIR)$(DOC_DIR)/generated/docs/

@@ -457,7 +457,7 @@ test-package: test-makefiles test-exports test-cdef test-consumers test-docs
 DOCS_DIR := $(TEST_BUILD)/docs
 DOC_WRITTEN_PAGES := docs/benchmarks.md
 DOC_OWN_RUNNER_PAGES := docs/embedding.md
-DOC_CHECKED_PAGES := README.md $(filter-out $(DOC_WRITTEN_PAGES) $(DOC_OWN_RUNNER_PAGES),$(wildcard docs/*.md))
+DOC_CHECKED_PAGES := README.md CHANGES.md $(filter-out $(DOC_WRITTEN_PAGES) $(DOC_OWN_RUNNER_PAGES),$(wildcard docs/*.md))
 test-docs: all $(INSTALL_DATA) examples deps-test
 	rm -rf $(DOCS_DIR)
 	$(MAKE) --no-print-directory install PREFIX=$(abspath $(DOCS_DIR))/home/.local > /dev/null
