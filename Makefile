@@ -128,7 +128,8 @@ help:
 	@echo "make fresh-machine    README.md's set-up commands in a new Debian 12 chroot (FRESH_COMMANDS=1: make probe only)"
 	@echo "make test             every test (SAN=address,undefined or SAN=thread for a sanitizer build)"
 	@echo "make test-package     makefiles, exported ABI (abi/), cdef headers, consumers of an installed tree"
-	@echo "make test-docs        every code block of README.md and docs/, run as printed"
+	@echo "make test-docs        every code block of README.md and docs/, run as printed; the facts they state"
+	@echo "make doc-facts        write the counts, versions and library names of the docs' fact markers"
 	@echo "make test-copies      every copy of every library: cubind-probe --all, cubind/copies.h, CUDA_PATH, the Python switch"
 	@echo "make install PREFIX=  install the library, headers, pkg-config and CMake files, probe, cdef, IR, Rust crate, docs (DESTDIR too)"
 	@echo "make install-strip    the same, the installed library and probe stripped of debug information"
@@ -157,6 +158,12 @@ FRESH_COMMANDS ?=
 fresh-machine:
 	@sh tools/install-deps.sh debootstrap
 	CUDA_PATH=$(CUDA_PATH) PYTHON=$(PYTHON) sh tests/fresh/run.sh $(FRESH_DIR) $(FRESH_COMMANDS)
+
+# The facts README.md and docs/ state in prose (counts, versions, the library names: tests/docs/facts.py),
+# written from the configuration, the IR and version.h into their markers; make test-docs checks them.
+.PHONY: doc-facts
+doc-facts: deps-generator
+	$(PYTHON) tests/docs/facts.py --write README.md CHANGES.md $(wildcard docs/*.md)
 
 # --- generator --------------------------------------------------------------------------------
 # The headers of the older CUDA releases (generator/libraries.toml, [[release]]) are fetched into
