@@ -6,7 +6,7 @@
 # ($CUBIND_FRESH_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/cubind/fresh); each run copies it to
 # WORK/root, where the CUDA toolkit (CUDA_PATH, its real folder) is bind-mounted read-only with the
 # ld.so.conf entry NVIDIA's packages install (/etc/ld.so.conf.d/*cuda*, then ldconfig), and a clean
-# clone of this checkout's HEAD is made in /root/cubind. The first COUNT commands of README.md's
+# clone of this checkout's HEAD is made in /srv/cubind. The first COUNT commands of README.md's
 # "Set up" block (all without COUNT; tests/fresh/readme_commands.py) run there as printed, as root,
 # in a shell with an empty environment but HOME, PATH and LANG: nothing else of this machine (no
 # package it installed, no releases cache) is there. The log: WORK/log; each command's time: WORK/times.
@@ -76,14 +76,14 @@ fi
 for conf in /etc/ld.so.conf.d/*cuda*; do
     [ -e "$conf" ] && cp "$conf" "$root/etc/ld.so.conf.d/"
 done
-git clone --quiet --no-hardlinks "$checkout" "$root/root/cubind"
-commit=$(git -C "$root/root/cubind" rev-parse --short HEAD)
+git clone --quiet --no-hardlinks "$checkout" "$root/srv/cubind"
+commit=$(git -C "$root/srv/cubind" rev-parse --short HEAD)
 
 commands=$("${PYTHON:-/usr/bin/python3}" "$here/readme_commands.py" "$checkout/README.md" "$count")
 {
     echo 'set -e'
     echo 'ldconfig  # as the toolkit package did when it installed its ld.so.conf entry'
-    echo 'cd /root/cubind'
+    echo 'cd /srv/cubind'
     printf '%s\n' "$commands" | while IFS= read -r command; do
         printf 'echo "fresh-machine: \$ %s"\n' "$(printf '%s' "$command" | sed 's/["$`\\]/\\&/g')"
         echo 'started=$(date +%s)'
