@@ -36,11 +36,16 @@ space := $(empty) $(empty)
 BUILD_DEPS := gcc libc6-dev make
 GENERATOR_DEPS := python3-clang-14 python3-jinja2
 # Besides CMocka and pytest: the ABI baseline check (libclang), the installed-tree consumers
-# (pkg-config, CMake, LuaJIT, cffi, Rust through bindgen and through the crate cubind-sys, built
-# offline by Debian's cargo), the IR schema (jsonschema) and strace (test-embed-from-ir: a subset
-# reads no file of the releases cache nor any CUDA header).
+# (pkg-config, CMake, LuaJIT, cffi, Rust through bindgen, which formats with rustfmt, and through
+# the crate cubind-sys, built offline by Debian's cargo), the IR schema (jsonschema), strace
+# (test-embed-from-ir: a subset reads no file of the releases cache nor any CUDA header), the
+# other compilers (clang: make compilers, the amalgamation and the examples; g++ and clang++: the
+# headers as C++) and valgrind (test-valgrind). nvcc is the CUDA toolkit's (check-toolkit).
 TEST_DEPS := libcmocka-dev python3-pytest python3-clang-14 pkg-config cmake luajit python3-cffi bindgen rustc cargo \
-             python3-jsonschema strace
+             rustfmt python3-jsonschema strace clang g++ valgrind
+# Every package `make test` uses, installed in one apt transaction before anything runs in
+# parallel (MPI_DEPS: examples/examples.mk, test-launcher's).
+ALL_DEPS = $(BUILD_DEPS) $(GENERATOR_DEPS) $(TEST_DEPS) $(MPI_DEPS)
 
 WARNINGS := -std=c11 -Wall -Wextra -Werror -pedantic
 # A sanitizer build at -O1 (what ASan's and TSan's manuals advise): the sanitizers check the same at
@@ -101,11 +106,13 @@ PROBE := $(BUILD)/bin/cubind-probe
         check-generated probe test amalgamation \
         test-generator test-c compilers install install-strip clean
 
-# (the probe is cubind's own program: a prefixed tree has none)
+# Everything `make install` copies, so that install compiles nothing after `make`: the drop-in and
+# the mocks are added by dropin/dropin.mk and dropin/mocks.mk (the probe is cubind's own program: a
+# prefixed tree has none of the three).
 all: $(LIBRARY_SO) $(LIBRARY_A) $(if $(TREE_PREFIX),,$(PROBE)) $(BUILT_HEADERS)
 
 help:
-	@echo "make                  build $(LIBRARY_SO), $(LIBRARY_A), $(PROBE), $(BUILD)/include"
+	@echo "make                  build $(LIBRARY_SO), $(LIBRARY_A), $(PROBE), $(BUILD)/include, the drop-in, the mocks"
 	@echo "make generate         CUDA headers ($(CUDA_PATH)) -> generated/ (IR, headers, sources, mocks, tests)"
 	@echo "make generate LIBRARIES=\"cufft cublas\" OUT=dir   only those libraries (ids kept), into dir"
 	@echo "make generate ... API_PREFIX=mylib OUT=dir   a tree whose identifiers are mylib_* (its own loader and headers)"
@@ -118,9 +125,11 @@ help:
 	@echo "make fetch-releases   the older CUDA releases' headers (Debian packages) -> the releases cache"
 	@echo "make fetch-release-libs  their shared libraries (for the tests) -> the releases cache"
 	@echo "make probe            set up, build from the checked-in tree and print what this machine has"
+	@echo "make fresh-machine    README.md's set-up commands in a new Debian 12 chroot (FRESH_COMMANDS=1: make probe only)"
 	@echo "make test             every test (SAN=address,undefined or SAN=thread for a sanitizer build)"
 	@echo "make test-package     makefiles, exported ABI (abi/), cdef headers, consumers of an installed tree"
-	@echo "make test-docs        every code block of README.md and docs/, run as printed"
+	@echo "make test-docs        every code block of README.md and docs/, run as printed; the facts they state"
+	@echo "make doc-facts        write the counts, versions and library names of the docs' fact markers"
 	@echo "make test-copies      every copy of every library: cubind-probe --all, cubind/copies.h, CUDA_PATH, the Python switch"
 	@echo "make install PREFIX=  install the library, headers, pkg-config and CMake files, probe, cdef, IR, Rust crate, docs (DESTDIR too)"
 	@echo "make install-strip    the same, the installed library and probe stripped of debug information"
@@ -129,13 +138,32 @@ help:
 	@echo "make bench-generate   only the make generate timing (median of runs)"
 
 # --- set-up -----------------------------------------------------------------------------------
-deps: deps-build deps-generator deps-test
+# `make deps` (what make test runs first) installs every package at once; the narrow targets name
+# the part they need, and tools/install-deps.sh runs one apt-get at a time whatever make -j starts.
+deps:
+	@sh tools/install-deps.sh $(ALL_DEPS)
 deps-build:
 	@sh tools/install-deps.sh $(BUILD_DEPS)
 deps-generator:
 	@sh tools/install-deps.sh $(GENERATOR_DEPS)
 deps-test:
 	@sh tools/install-deps.sh $(TEST_DEPS)
+
+# README.md's set-up commands on a fresh Debian 12 (tests/fresh/run.sh): a minbase chroot with git,
+# make and gcc, the toolkit bind-mounted read-only, a clean clone of HEAD; FRESH_COMMANDS=1 runs the
+# first command only (make probe). Not part of make test: it runs make test.
+FRESH_DIR := build/fresh-machine
+FRESH_COMMANDS ?=
+.PHONY: fresh-machine
+fresh-machine:
+	@sh tools/install-deps.sh debootstrap
+	CUDA_PATH=$(CUDA_PATH) PYTHON=$(PYTHON) sh tests/fresh/run.sh $(FRESH_DIR) $(FRESH_COMMANDS)
+
+# The facts README.md and docs/ state in prose (counts, versions, the library names: tests/docs/facts.py),
+# written from the configuration, the IR and version.h into their markers; make test-docs checks them.
+.PHONY: doc-facts
+doc-facts: deps-generator
+	$(PYTHON) tests/docs/facts.py --write README.md CHANGES.md $(wildcard docs/*.md)
 
 # --- generator --------------------------------------------------------------------------------
 # The headers of the older CUDA releases (generator/libraries.toml, [[release]]) are fetched into
@@ -256,8 +284,8 @@ amalgamation: deps-generator $(if $(and $(FROM_HEADERS),$(filter command line,$(
 	    --out $(AMALGAMATION_OUT)
 
 # --- install: make install PREFIX=/opt/cubind [DESTDIR=/stage] -------------------------------------
-# Copies what `make` built (nothing is compiled here, no package is installed: a C11 compiler and
-# sed are all it takes) and the data files for FFI authors and packagers: pkg-config and CMake
+# Copies what `make` built (after `make` nothing is compiled here; no package is installed: a C11
+# compiler and sed are all it takes) and the data files for FFI authors and packagers: pkg-config and CMake
 # package files (from templates, by sed), flat cdef declarations, the IR and its JSON schema, the
 # documentation. `make install` keeps the library as built (with -g, its debug information);
 # `make install-strip` installs, then strips what it installed, as autotools and CMake do.
@@ -276,7 +304,7 @@ IR_SCHEMA := ir.schema.json
 PROBE_SCHEMA := docs/probe.schema.json
 INSTALL_DATA := $(PC_FILE) $(CMAKE_FILES)
 STRIP ?= strip
-# The documentation, as laid out in the checkout so that its relative links hold: README.md,
+# The documentation, as laid out in the checkout so that its relative links hold: README.md, CHANGES.md,
 # the manual (docs/), the API reference and the library table (generated/docs/), the examples.
 DOC_DIR := $(PREFIX)/share/doc/cubind
 DOC_PAGES := $(wildcard docs/*.md)
@@ -318,7 +346,7 @@ install: all $(INSTALL_DATA) $(if $(TREE_PREFIX),,install-dropin install-mocks)
 	$(if $(RUST_CRATE_SOURCES),install -d $(DESTDIR)$(PREFIX)/share/cubind/rust/cubind-sys/src && \
 	    install -m 644 $(RUST_CRATE_FILES) $(DESTDIR)$(PREFIX)/share/cubind/rust/cubind-sys/ && \
 	    install -m 644 $(RUST_CRATE_SOURCES) $(DESTDIR)$(PREFIX)/share/cubind/rust/cubind-sys/src/)
-	install -m 644 README.md $(DESTDIR)$(DOC_DIR)/
+	install -m 644 README.md CHANGES.md $(DESTDIR)$(DOC_DIR)/
 	install -m 644 $(DOC_PAGES) $(PROBE_SCHEMA) $(DESTDIR)$(DOC_DIR)/docs/
 	install -m 644 $(DOC_API) $(DESTDIR)$(DOC_DIR)/docs/api/
 	install -m 644 generated/docs/libraries.md $(DESTDIR)$(DOC_DIR)/generated/docs/

@@ -51,9 +51,11 @@ $(DROPIN_PC): dropin/cubind-dropin.pc.in include/cubind/version.h
 	@mkdir -p $(dir $@)
 	$(TEMPLATE_SED) $< > $@
 
-$(DROPIN_CMAKE): dropin/cubind-dropin.cmake.in include/cubind/version.h $(LIBRARY_REAL)
+# (the toolkit's include directory, CUDA_PATH's: where cubind::dropin finds NVIDIA's headers when CMake's
+# CUDAToolkit does not)
+$(DROPIN_CMAKE): dropin/cubind-dropin.cmake.in include/cubind/version.h $(LIBRARY_REAL) dropin/dropin.mk
 	@mkdir -p $(dir $@)
-	$(TEMPLATE_SED) $< > $@
+	$(TEMPLATE_SED) -e 's|@CUDA_INCLUDE_DIR@|$(abspath $(CUDA_PATH))/include|g' $< > $@
 
 # Part of make install (the Makefile's install target depends on it); copies only.
 install-dropin: dropin $(DROPIN_PC) $(DROPIN_CMAKE)

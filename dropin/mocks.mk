@@ -36,6 +36,8 @@ endef
 $(foreach r,$(MOCK_RELEASES),$(foreach l,$(call mock_libraries_of,$(r)),$(eval $(call product_mock_rule,$(l),$(r)))))
 
 mocks: $(PRODUCT_MOCKS)
+# `make` builds them: make install copies them (and compiles nothing).
+all: $(if $(TREE_PREFIX),,mocks)
 
 # Part of make install: <prefix>/lib/cubind/mocks/<release>/ (copies only).
 install-mocks: mocks

@@ -59,9 +59,10 @@ LINK_FLAGS_FILES := Makefile tests/tests.mk
 
 # make test's last line sums what every suite counted (tests/summary/results.py): a suite's recipe runs it
 # through $(RESULTS) run (CMocka and pytest output is parsed) or ends with $(RESULTS) passed (a check).
-# One file per suite in $(RESULTS_DIR), whatever the build tree: the order of -j does not matter.
+# One file per suite and build tree in $(RESULTS_DIR): the order of -j does not matter, and a subset
+# tree's suites (test-embed's, their own BUILD) are counted beside the main tree's, not over them.
 RESULTS_DIR := build/test-results
-RESULTS = $(PYTHON) tests/summary/results.py --dir $(RESULTS_DIR) --target $@ $(if $(SAN),--variant $(SAN))
+RESULTS = $(PYTHON) tests/summary/results.py --dir $(RESULTS_DIR) --target $@ $(if $(SAN),--variant $(SAN)) --tree $(BUILD)
 
 # The fault tests' variables (REENTRANT_MOCK, SLOW_MOCK) are used by test-valgrind below.
 include tests/faults.mk
@@ -80,15 +81,26 @@ OTHER_CXX := $(if $(findstring clang,$(OTHER_CC)),clang++,g++)
 # `cubind: N passed, M failed`, preceded by each suite's counts, and make test fails if M is not 0.
 TEST_STEPS := test-generator check-generated test-c test-releases test-package compilers "test-c SAN=address,undefined" \
               "test-c SAN=thread" test-valgrind
-test: deps
+test: deps check-toolkit
 	@rm -rf $(RESULTS_DIR)
 	@status=0; for step in $(TEST_STEPS); do \
 	    $(PYTHON) tests/summary/results.py --dir $(RESULTS_DIR) step "$$step" -- $(MAKE) -k $$step || status=1; \
 	done; \
 	$(PYTHON) tests/summary/results.py --dir $(RESULTS_DIR) summary && [ $$status -eq 0 ]
 
-test-generator: deps-generator deps-test
+# (the releases' headers: the generator's tests read them, as make generate does)
+test-generator: deps-generator deps-test fetch-releases
 	$(RESULTS) run tests/generator pytest -- $(PYTHON) -m pytest -q tests/generator
+
+# The CUDA toolkit the tests read and run (its headers, libraries and nvcc: test-abi, test-real,
+# test-dropin's .cu program, docs/dropin.md) is the one thing make test does not install: it says so.
+TOOLKIT_FILES := include/cuda.h include/cuda_runtime_api.h bin/nvcc
+.PHONY: check-toolkit
+check-toolkit:
+	@for f in $(TOOLKIT_FILES); do [ -e "$(CUDA_PATH)/$$f" ] || { \
+	    echo "make test: the CUDA toolkit at CUDA_PATH=$(CUDA_PATH) has no $$f: install NVIDIA's CUDA toolkit" \
+	         "(cuda-toolkit), or name its folder: make test CUDA_PATH=..."; exit 1; }; done
+	@echo "make test: the CUDA toolkit at $(CUDA_PATH): $$($(CUDA_PATH)/bin/nvcc --version | sed -n 's/.*release \([0-9.]*\).*/nvcc \1/p')"
 
 # Under TSan only the tests whose code runs threads (THREAD_TESTS; test-faults and test-hardening
 # join test-c in tests/faults.mk): the others, every wrapper against the mocks included, run in
@@ -462,7 +474,7 @@ test-package: test-makefiles test-exports test-cdef test-consumers test-docs
 DOCS_DIR := $(TEST_BUILD)/docs
 DOC_WRITTEN_PAGES := docs/benchmarks.md
 DOC_OWN_RUNNER_PAGES := docs/embedding.md
-DOC_CHECKED_PAGES := README.md $(filter-out $(DOC_WRITTEN_PAGES) $(DOC_OWN_RUNNER_PAGES),$(wildcard docs/*.md))
+DOC_CHECKED_PAGES := README.md CHANGES.md $(filter-out $(DOC_WRITTEN_PAGES) $(DOC_OWN_RUNNER_PAGES),$(wildcard docs/*.md))
 test-docs: all $(INSTALL_DATA) examples deps-test
 	rm -rf $(DOCS_DIR)
 	$(MAKE) --no-print-directory install PREFIX=$(abspath $(DOCS_DIR))/home/.local > /dev/null
@@ -476,8 +488,9 @@ test-docs: all $(INSTALL_DATA) examples deps-test
 # `make compilers` built no ABI program), the fault mocks are built for test-valgrind, the ABI
 # programs for test-build, `make probe` builds the checked-in tree without regenerating it, and
 # `make install` in a tree never built (which compiles first) installs no package and runs no sudo
-# or cmake: a C11 compiler, sed and install(1) are all it needs. Then make test's summary
-# (tests/summary/test_results.py).
+# or cmake: a C11 compiler, sed and install(1) are all it needs; the packages of make deps are one
+# apt-get, and the deps-* parts run one apt-get at a time (tests/install/deps.sh, on stand-ins).
+# Then make test's summary (tests/summary/test_results.py).
 MAKECHECK := $(MAKE) --no-print-directory -n --warn-undefined-variables BUILD=build/makecheck
 test-makefiles: deps-test
 	@for goal in all test-build test-valgrind test-c install install-strip probe test-docs; do \
@@ -490,12 +503,13 @@ test-makefiles: deps-test
 	@n=$$($(MAKECHECK) test-build 2>/dev/null | grep -c -E -- "-o build/makecheck/test/abi/[^ ]*-(cubind|nvidia|cxx)( |$$)"); \
 	    [ "$$n" -eq $(words $(ABI_PROGRAMS)) ] || \
 	    { echo "test-makefiles: make test-build builds $$n of $(words $(ABI_PROGRAMS)) ABI programs"; exit 1; }
-	@if $(MAKECHECK) probe 2>/dev/null | grep -E -- "-m generator|make.* generate"; then \
+	@if $(MAKECHECK) probe 2>/dev/null | grep -E -- "-m generator|make.* generate( |$$)"; then \
 	    echo "test-makefiles: make probe regenerates (above)"; exit 1; fi
 	@for goal in install install-strip; do \
 	    if $(MAKECHECK) $$goal 2>/dev/null | grep -E "^(sudo|su|apt-get|apt|dpkg|dpkg-query|cmake|sh tools/install-deps.sh)( |$$)"; then \
 	        echo "test-makefiles: make $$goal runs a package manager, sudo or cmake (above)"; exit 1; fi; \
 	done
+	@MAKE="$(INSTALL_TEST_MAKE)" sh tests/install/deps.sh $(TEST_BUILD)/deps
 	@echo "test-makefiles: no variable used before its definition; test-valgrind builds its mocks, \
 	test-build its $(words $(ABI_PROGRAMS)) ABI programs; make probe does not regenerate; \
 	make install needs no package manager, sudo or cmake"

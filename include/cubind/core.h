@@ -162,6 +162,7 @@ struct cubind_library_info {
                                    read from ("libcublas.so.13.1.0.3"); NULL for CUBIND_VERSION_ORIGIN_NONE */
     const char *version_text;   /* the known parts of the version: "13.1.0", "13.0" or "12"; NULL when no part is
                                    known (print this rather than the three numbers, of which -1 means unknown) */
+    /* Since 0.5: */
     const char *loaded_by;      /* when found_by is "already loaded": who loaded it, "as a DT_NEEDED of <path>"
                                    (or "of the program"), or "by a dlopen (...)" when no loaded object's DT_NEEDED
                                    lists it (a library's own dlopen: 11.8's libcublasLt opens "libnvrtc.so",

@@ -54,7 +54,7 @@ CUBIND_API int cubind_status_error(cubind_library library, unsigned index, int s
  * cubind_status_error_detail - cubind_status_error for a library whose status is a record (cuFile's
  * CUfileError_t { err; cu_err; }): `status` is the record's status member (err), `detail` its
  * second member (cu_err), which the error's message names when the status is the one it tells
- * more of (CU_FILE_CUDA_DRIVER_ERROR: the CUDA driver's CUresult).
+ * more of (CU_FILE_CUDA_DRIVER_ERROR: the CUDA driver's CUresult). Since 0.5.
  * @param library the library whose function failed
  * @param index the function's index in that library's slots (the generated inline functions pass it)
  * @param status the status member of the record it returned

@@ -53,7 +53,6 @@ same() { # name file
 
 # --- C through CMake ----------------------------------------------------------------------------
 cmake -S "$here/cmake" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCUBIND_EXPECTED_VERSION="$version" \
-    -DCUDA_INCLUDE_DIR="$cuda_include" \
     -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$warnings" > "$work/cmake.log" 2>&1 ||
     { cat "$work/cmake.log"; fail "CMake configuration failed"; }
 cmake --build "$work/cmake" > "$work/cmake-build.log" 2>&1 || { cat "$work/cmake-build.log"; fail "CMake build failed"; }
@@ -91,6 +90,24 @@ for program in "$work/cmake/consumer_dropin" "$work/dropin-pkgconfig"; do
     LD_LIBRARY_PATH="$mocks" "$program" | grep -q '^runtime_memcpy: done' || fail "$program does not run on $mocks"
 done
 echo "consumers: a program for NVIDIA's headers with the drop-in (CMake cubind::dropin, pkg-config cubind-dropin) runs on $mocks"
+# Where no toolkit is found (CMake's CUDAToolkit disabled, the toolkit cubind was installed with gone: a
+# copy of the package that names another), cubind::dropin says so and how to name one.
+mkdir -p "$work/no-toolkit/prefix/lib" "$work/no-toolkit/project"
+cp -R "$prefix/lib/cmake" "$work/no-toolkit/prefix/lib/"
+dropin_cmake="$work/no-toolkit/prefix/lib/cmake/cubind/cubind-dropin.cmake"
+configured=$(sed -n 's/.*AND EXISTS "\(.*\)\/cuda_runtime_api\.h".*/\1/p' "$dropin_cmake")
+[ -n "$configured" ] || fail "cubind-dropin.cmake names no toolkit it was installed with"
+sed -i "s|$configured|/nonexistent/cuda/include|g" "$dropin_cmake"
+printf 'cmake_minimum_required(VERSION 3.16)\nproject(no_toolkit C)\nfind_package(cubind CONFIG REQUIRED)\n' \
+    > "$work/no-toolkit/project/CMakeLists.txt"
+cmake -S "$work/no-toolkit/project" -B "$work/no-toolkit/build" -DCMAKE_PREFIX_PATH="$work/no-toolkit/prefix" \
+    -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCMAKE_C_COMPILER="$cc" > "$work/no-toolkit.log" 2>&1 ||
+    { cat "$work/no-toolkit.log"; fail "find_package(cubind) without a toolkit failed"; }
+grep -q "cubind::dropin: no CUDA toolkit's headers found" "$work/no-toolkit.log" ||
+    { cat "$work/no-toolkit.log"; fail "cubind::dropin does not say that it found no toolkit's headers"; }
+grep -q "cubind::dropin: NVIDIA's headers from" "$work/cmake.log" ||
+    { cat "$work/cmake.log"; fail "cubind::dropin does not say where NVIDIA's headers come from"; }
+echo "consumers: cubind::dropin carries NVIDIA's include directory ($(sed -n "s/.*cubind::dropin: NVIDIA's headers from \(.*\) (.*/\1/p" "$work/cmake.log")); without a toolkit it says so"
 # A version the package does not accept must not be found.
 mkdir -p "$work/cmake-wrong"
 printf 'find_package(cubind 99.0 QUIET CONFIG)\nif(cubind_FOUND)\n  message(FATAL_ERROR "accepted 99.0")\nendif()\n' \

@@ -1,24 +1,21 @@
-"""Facts the build knows, as README.md and docs/ state them (issue 27, item 6): the version in
-libcubind's file name, how many libraries cubind binds, every library's CUBIND_<LIB>_PATH, and no
-page called "coming" that exists. Each is read from the configuration or the headers, never
-restated here. Run by make test-docs (pytest -q tests/docs)."""
+"""Facts the build knows, as README.md and docs/ state them (issue 27, item 6; issue 37, item 5): every
+fact a page marks (tests/docs/facts.py) is the build's; no count of libraries, functions, wrappers or
+exports, no version of cubind and no list of the bound libraries is stated without a marker or a
+check; the version in libcubind's file name, every library's CUBIND_<LIB>_PATH, and no page called
+"coming" that exists. Each is read from the configuration, the IR or the headers, never restated
+here. Run by make test-docs (pytest -q tests/docs)."""
 
 import re
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-from generator import config  # noqa: E402  (the libraries come from the configuration)
+import facts
+from facts import ROOT, config, version  # noqa: F401  (version: test_changes.py takes it from here)
 
 LIBRARIES = config.load().libraries
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-
-
-def version() -> str:
-    text = (ROOT / "include" / "cubind" / "version.h").read_text()
-    return ".".join(re.search(rf"#define CUBIND_VERSION_{part} (\d+)", text).group(1)  # type: ignore[union-attr]
-                    for part in ("MAJOR", "MINOR", "PATCH"))
+# Pages that record measurements of their own, at a commit and date (make bench writes one): their
+# numbers are what was measured then, not facts of this build. Their marked facts are still checked.
+RECORDS = {ROOT / "docs" / "gpu-results.md", ROOT / "docs" / "benchmarks.md"}
 
 
 def occurrences(pattern: str) -> list[tuple[str, str]]:
@@ -92,3 +89,156 @@ def test_generated_stamps_name_every_release_read() -> None:
     assert stamped, "no generated header carries a stamp"
     wrong = [str(p.relative_to(ROOT)) for p in stamped if f"across CUDA releases {oldest} to " not in p.read_text()]
     assert not wrong, f"stamps that do not name the releases read: {wrong[:5]}"
+
+
+# --- facts in prose: marked and right, or flagged (issue 37 item 5) ----------------------------------
+
+def unmarked(text: str) -> str:
+    """The text with every marked fact replaced by a mark (¶) no count reaches across, its lines kept."""
+    return facts.MARKER.sub(lambda m: " ¶ " + "\n" * m.group(0).count("\n"), text)
+
+
+def prose_lines(page: Path, code: bool = False) -> list[tuple[int, str]]:
+    """(line number, text) of a page, its marked facts taken out; fenced code blocks only if `code`."""
+    found, fence = [], None
+    for number, line in enumerate(unmarked(page.read_text()).splitlines(), 1):
+        opening = re.match(r"^ {0,3}(`{3,}|~{3,})", line)
+        if opening and (fence is None or opening.group(1).startswith(fence)):
+            fence = None if fence else opening.group(1)
+            continue
+        if fence is None or code:
+            found.append((number, line))
+    return found
+
+
+def test_every_marked_fact_is_the_builds() -> None:
+    values = facts.values()
+    wrong, seen = [], 0
+    for page in [*PAGES, ROOT / "CHANGES.md"]:
+        text = page.read_text()
+        for match in facts.MARKER.finditer(text):
+            seen += 1
+            problem = facts.check(match["name"], match["value"], values)
+            if problem:
+                wrong.append(f"{page.relative_to(ROOT)}:{text.count(chr(10), 0, match.start()) + 1}: {problem}")
+    assert seen, "no page marks a fact: the test would check nothing"
+    assert not wrong, "make doc-facts writes the numbers and texts; lists are the page's to mend:\n" + "\n".join(wrong)
+
+
+COUNTED = r"(?:libraries|library|functions|wrappers|exports|forwarders|modules|units|header sets)"
+SPELLED = "|".join(facts.WORDS[3:] + facts.ORDINALS[10:])
+# A number (not a stage's, a step's or an issue's), then at most three words (code spans and emphasis
+# included), then what it counts.
+COUNT = re.compile(rf"(?<!stage )(?<!steps )(?<!step )(?<!issue )(?<![\w.,-])(\*\*)?(\d[\d,]*|{SPELLED})\b(\*\*)?((?:\s+[^\s¶]+){{0,3}}?)\s+{COUNTED}\b", re.I)
+
+
+def test_no_count_is_stated_without_a_marker() -> None:
+    """A count of libraries, functions, wrappers, exports or modules in prose is a marked fact (or
+    marked `measured`): "the 2,844 functions" stays right as the IR grows, or fails here."""
+    found = [f"{page.relative_to(ROOT)}:{number}: {match.group(0).strip()}"
+             for page in PAGES if page not in RECORDS for number, line in prose_lines(page)
+             for match in COUNT.finditer(re.sub(r"`[^`]*`", "`x`", line))]
+    assert not found, ("counts without a fact marker (tests/docs/facts.py: <!-- fact: NAME -->N<!-- /fact -->):\n"
+                       + "\n".join(found))
+
+
+def changes_versions() -> set[str]:
+    return {".".join(m.groups()) for m in re.finditer(r"^## (\d+)\.(\d+)\.(\d+)\s*$", (ROOT / "CHANGES.md").read_text(), re.M)}
+
+
+# cubind's versions as pages write them: the version node, find_package's request, the file names,
+# "cubind 0.5.0", and any MAJOR.MINOR.PATCH of major 0 (cubind's, while it is 0.x).
+VERSION_FORMS = [
+    ("node", re.compile(r"\bCUBIND_(?:DROPIN_)?(\d+(?:\.\d+)?)\b")),
+    ("series", re.compile(r"find_package\(cubind (\d+(?:\.\d+)?)")),
+    ("version", re.compile(r"\b(?:libcubind(?:-dropin)?\.so\.|(?:lib)?cubind(?:-probe)? )(\d+\.\d+\.\d+)\b")),
+    ("version", re.compile(r"(?<![\w.])(0\.\d+\.\d+)(?![\w.]*\d)")),
+]
+
+
+def history(version: str, line: str) -> bool:
+    """Whether `line` names `version` as the past: "0.4.0 returned -1", "since 0.3", "before 0.5"."""
+    v = re.escape(version)
+    return bool(re.search(rf"\b(since|until|before|after|in)\s+{v}\b|(?<![\w.]){v}(\.\d+)?\s+(returned|was|had|shipped)\b", line, re.I))
+
+
+def test_every_version_of_cubind_is_this_one_or_history() -> None:
+    """A version of cubind a page names is version.h's (the node, the series find_package asks
+    for, the file names), the generator's own where the line speaks of the generator, or one that
+    CHANGES.md lists, named as history ("0.4.0 returned -1")."""
+    current = {"node": facts.series(), "series": facts.series(), "version": facts.version()}
+    released = changes_versions()
+    wrong, seen = [], 0
+    for page in PAGES:
+        if page in RECORDS:
+            continue
+        for number, line in prose_lines(page, code=True):
+            for form, pattern in VERSION_FORMS:
+                for match in pattern.finditer(line):
+                    seen += 1
+                    named = match.group(1)
+                    if named == current[form] or (form == "version" and named == facts.GENERATOR_VERSION
+                                                  and "generator" in line):
+                        continue
+                    if history(named, line) and any(v == named or v.startswith(named + ".") for v in released):
+                        continue
+                    wrong.append(f"{page.relative_to(ROOT)}:{number}: {match.group(0)} (cubind is {facts.version()})")
+    assert seen, "no page names a version: the test would check nothing"
+    assert not wrong, "versions of cubind that are not this one (or mark them <!-- fact: version -->):\n" + "\n".join(sorted(set(wrong)))
+
+
+# Library names a reader would not take for an ordinary word (the runtime and the driver are named so).
+DISTINCT_NAMES = [name.lower() for name in facts.library_names() if name not in ("runtime", "driver")]
+# Half of them: fewer are examples ("the math libraries, cudart, NVRTC and nvJitLink"), more a list
+# that was whole once (README's twelve, when cubind bound twelve).
+LIST_AT_LEAST = len(facts.library_names()) // 2
+
+
+def test_every_list_of_the_bound_libraries_is_whole() -> None:
+    """A paragraph that names many of the bound libraries is a list of them: it is marked
+    library-list (and then names every one, checked above), or it names a few, as examples."""
+    found = []
+    for page in PAGES:
+        if page in RECORDS:
+            continue
+        paragraph: list[tuple[int, str]] = []
+        table: list[tuple[int, str]] = []
+        for number, line in [*prose_lines(page), (0, "")]:
+            if line.strip() and not line.lstrip().startswith("|"):
+                paragraph.append((number, line))
+                continue
+            if line.strip():  # a table: the first cells of its rows, which name what each row is of
+                table.append((number, line.split("|")[1] if line.count("|") > 1 else ""))
+                continue
+            found += listed(page, table)
+            table = []
+            found += listed(page, paragraph)
+            paragraph = []
+    assert not found, ("lists of libraries without a library-list marker (name them all inside "
+                       "<!-- fact: library-list -->...<!-- /fact -->, or fewer):\n" + "\n".join(found))
+
+
+def listed(page: Path, paragraph: list[tuple[int, str]]) -> list[str]:
+    """The paragraph (or table row), when it names as many bound libraries as a list would."""
+    names = facts.normalized_names(" ".join(text for _, text in paragraph)) & set(DISTINCT_NAMES)
+    if len(names) < LIST_AT_LEAST:
+        return []
+    return [f"{page.relative_to(ROOT)}:{paragraph[0][0]}: names {len(names)} of the "
+            f"{len(facts.library_names())} libraries ({', '.join(sorted(names))})"]
+
+
+def test_a_wrong_fact_and_an_unmarked_count_are_found(tmp_path: Path) -> None:
+    """The checks themselves: a stale marked count, a stale version and an unmarked count are caught."""
+    values = facts.values()
+    assert facts.check("wrappers", "2,844", values)
+    assert facts.check("libraries", "twelve", values)
+    assert facts.check("wrappers", f"{int(values['wrappers']):,}", values) is None
+    assert facts.check("libraries", facts.WORDS[int(values["libraries"])], values) is None
+    assert facts.check("library-list", "cuBLAS and cuFFT", values)
+    assert COUNT.search("every one of the **2,844** `x` functions")
+    assert COUNT.search("finds twelve libraries")
+    page = tmp_path / "page.md"
+    page.write_text("<!-- fact: wrappers -->1<!-- /fact --> and <!-- fact: version -->0.0.1<!-- /fact -->\n")
+    assert facts.write(page, values)
+    assert facts.MARKER.sub(lambda m: m["value"], page.read_text()) == \
+        f"{facts.as_written(values['wrappers'], '1')} and {values['version']}\n"

@@ -2,7 +2,7 @@
 # tests/embed/subset_from_ir.sh WORK REFERENCE_CACHE - a subset with nothing to download
 # (docs/embedding.md, "Picking libraries"): cuFFT + cuBLAS picked the three ways a user picks them,
 #
-#   (a) CMake: set(CUBIND_LIBRARIES cufft cublas) and add_subdirectory (tests/embed/from_ir)
+#   (a) CMake: set(CUBIND_LIBRARIES "cufft cublas") and add_subdirectory (tests/embed/from_ir)
 #   (b) the amalgamation: make amalgamation LIBRARIES="cufft cublas"
 #   (c) make generate LIBRARIES="cufft cublas" OUT=dir
 #

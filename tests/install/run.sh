@@ -63,7 +63,7 @@ $CC $CFLAGS -I"$work/strip/include" "$here/../install_check.c" -o "$work/use" \
     -L"$work/strip/lib" -lcubind -Wl,-rpath,"$work/strip/lib" $LDFLAGS
 "$work/use"
 "$work/strip/bin/cubind-probe" > /dev/null
-for doc in README.md docs/index.md docs/api/README.md generated/docs/libraries.md examples/sgemm.c; do
+for doc in README.md CHANGES.md docs/index.md docs/api/README.md generated/docs/libraries.md examples/sgemm.c; do
     [ -s "$work/strip/share/doc/cubind/$doc" ] || fail "share/doc/cubind/$doc is not installed"
 done
 

@@ -1,6 +1,6 @@
 """The counts behind `make test`'s last line: each suite records what it counted, the summary adds them.
 
-    results.py [--dir D] [--target T] [--variant V] run NAME FORMAT -- COMMAND...
+    results.py [--dir D] [--target T] [--variant V] [--tree B] run NAME FORMAT -- COMMAND...
         runs COMMAND, its output passed through and parsed as FORMAT (cmocka, pytest, snippets);
         records the counts and exits with COMMAND's status
     results.py ... count NAME FORMAT LOG      parses a log a recipe wrote, records the counts
@@ -11,8 +11,10 @@
     results.py ... summary                    the count of each suite, then `cubind: N passed, M failed`
 
 Under make -n, `step` only runs the step's make and `summary` counts nothing. Every record is a
-file of its own in D, so the order in which `make -j` runs the suites does not
-matter and nothing is appended concurrently. A suite that exits with an error but counted no
+file of its own in D, named by its target, suite, variant and build tree (B: $(BUILD)), so the order
+in which `make -j` runs the suites does not matter, nothing is appended concurrently, and a suite run
+in another tree (a subset's test-passthrough, built in its own BUILD) is a record of its own instead
+of overwriting the main tree's. A suite that exits with an error but counted no
 failure (a crash, a wrong exit status) is recorded with one failure.
 """
 
@@ -43,6 +45,11 @@ class Record:
     target: str
     passed: int
     failed: int
+    tree: str = ""
+
+
+# The build trees whose records need no label: the default one, and a sanitizer's (named by its variant).
+MAIN_TREE = re.compile(r"^(build)?(/san-[\w.-]+)?/?$")
 
 
 def parse(kind: str, output: str) -> tuple[int, int]:
@@ -65,7 +72,7 @@ def parse(kind: str, output: str) -> tuple[int, int]:
 
 
 def file_name(record: Record) -> str:
-    text = "-".join(part for part in (record.target, record.name, record.variant) if part)
+    text = "-".join(part for part in (record.target, record.name, record.variant, record.tree) if part)
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text) + ".json"
 
 
@@ -85,7 +92,7 @@ def record_counts(args: argparse.Namespace, kind: str, output: str, status: int)
     passed, failed = parse(kind, output)
     if status != 0 and failed == 0:
         failed = 1
-    write(args.dir, Record(args.name, kind, args.variant, args.target, passed, failed))
+    write(args.dir, Record(args.name, kind, args.variant, args.target, passed, failed, args.tree))
 
 
 def tee(command: list[str], log: Path | None = None) -> tuple[int, str]:
@@ -128,16 +135,22 @@ def step(args: argparse.Namespace) -> int:
     return status
 
 
+def label(record: Record) -> str:
+    """The suite's name, its variant, and its build tree when that is not a main one."""
+    text = f"{record.name} ({record.variant})" if record.variant else record.name
+    return text if MAIN_TREE.match(record.tree) else f"{text} [{record.tree}]"
+
+
 def summary(directory: Path) -> int:
     if dry_run():
         print("make test: a dry run (make -n): nothing was run, nothing is counted")
         return 0
     records = read_all(directory)
-    width = max((len(r.name) + len(r.variant) + 3 for r in records), default=10)
+    labels = {id(r): label(r) for r in records}
+    width = max((len(text) for text in labels.values()), default=10)
     print(f"make test: {len(records)} suites and checks (passed, failed)")
-    for r in sorted(records, key=lambda r: (r.failed == 0, r.kind, r.name, r.variant)):
-        label = f"{r.name} ({r.variant})" if r.variant else r.name
-        print(f"  {r.kind:<8} {label:<{width}} {r.passed:>6} {r.failed:>6}")
+    for r in sorted(records, key=lambda r: (r.failed == 0, r.kind, r.name, r.variant, r.tree)):
+        print(f"  {r.kind:<8} {labels[id(r)]:<{width}} {r.passed:>6} {r.failed:>6}")
     passed = sum(r.passed for r in records)
     failed = sum(r.failed for r in records)
     print(f"cubind: {passed} passed, {failed} failed")
@@ -149,6 +162,7 @@ def main() -> int:
     parser.add_argument("--dir", type=Path, default=Path("build/test-results"))
     parser.add_argument("--target", default="", help="the make target that runs the suite ($@)")
     parser.add_argument("--variant", default="", help="the build variant, e.g. the sanitizer")
+    parser.add_argument("--tree", default="", help="the build tree the suite ran in ($(BUILD))")
     commands = parser.add_subparsers(dest="action", required=True)
     run = commands.add_parser("run")
     run.add_argument("name")
@@ -176,7 +190,7 @@ def main() -> int:
         record_counts(args, args.kind, args.log.read_text(errors="replace"), args.status)
         return 0
     if args.action == "passed":
-        write(args.dir, Record(args.name, "check", args.variant, args.target, 1, 0))
+        write(args.dir, Record(args.name, "check", args.variant, args.target, 1, 0, args.tree))
         return 0
     if args.action == "step":
         args.command = args.command[1:] if args.command[:1] == ["--"] else args.command

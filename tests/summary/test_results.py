@@ -59,3 +59,15 @@ def test_a_dry_run_records_nothing(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("*.json"))
     assert run(tmp_path, "summary", makeflags="kn").returncode == 0
     assert run(tmp_path, "summary", makeflags=" --no-print-directory").returncode == 1  # not a dry run: nothing ran
+
+
+def test_a_suite_of_another_build_tree_is_a_record_of_its_own(tmp_path: Path) -> None:
+    """A subset tree's test-passthrough (its own BUILD) under the same sanitizer as the main tree's
+    counts beside it, instead of overwriting its file (issue 37: 3,478 became 57 under ASan)."""
+    log = "[  PASSED  ] {} test(s).\n"
+    for tree, passed in (("build/san-address-undefined", 3478), ("build/san-address-undefined/test/embed/build-cufft", 57)):
+        assert run(tmp_path, "--target", "test-passthrough", "--variant", "address,undefined", "--tree", tree,
+                   "run", "passthrough", "cmocka", "--", "printf", log.format(passed)).returncode == 0
+    summary = run(tmp_path, "summary")
+    assert summary.stdout.splitlines()[-1] == "cubind: 3535 passed, 0 failed"
+    assert "passthrough (address,undefined) [build/san-address-undefined/test/embed/build-cufft]" in summary.stdout

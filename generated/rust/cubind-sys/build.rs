@@ -5,7 +5,7 @@
 //     make generate
 
 
-//! Asks `pkg-config` (or the program `$PKG_CONFIG` names) for cubind 0.4.0 or newer
+//! Asks `pkg-config` (or the program `$PKG_CONFIG` names) for cubind 0.5.0 or newer
 //! of the same minor version, and links
 //! `libcubind.so` from the directory it names. `PKG_CONFIG_PATH=<prefix>/lib/pkgconfig` finds a
 //! cubind installed under `<prefix>`; at run time the dynamic loader must find it too (an rpath, or
@@ -15,8 +15,8 @@
 use std::env;
 use std::process::Command;
 
-const VERSION: &str = "0.4.0";
-const NEXT: &str = "0.5.0";
+const VERSION: &str = "0.5.0";
+const NEXT: &str = "0.6.0";
 
 fn pkg_config(args: &[&str]) -> Result<String, String> {
     let program = env::var("PKG_CONFIG").unwrap_or_else(|_| "pkg-config".to_string());
