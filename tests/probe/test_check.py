@@ -367,7 +367,7 @@ def through_dropin(tmp_path_factory: pytest.TempPathFactory, half_report: dict) 
 
 
 def test_a_program_using_the_dropin_is_checked_function_by_function(through_dropin: tuple) -> None:
-    """Its references to the drop-in's version node (cudaMalloc@CUBIND_DROPIN_0.4) are reported as a
+    """Its references to the drop-in's version node (cudaMalloc@CUBIND_DROPIN_0.5) are reported as a
     renamed program's calls: each function's state, and the verdict (it said "runs", 0 functions)."""
     program, chosen = through_dropin
     major, minor, _ = header_version()

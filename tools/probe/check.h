@@ -38,8 +38,8 @@ struct located {
 };
 void check_locate(const struct elf_imports *imports, const char *soname, struct located *out);
 
-/* The version node every export of this build carries with `stem` before it ("CUBIND_" -> CUBIND_0.4,
- * "CUBIND_DROPIN_" -> CUBIND_DROPIN_0.4: abi/libcubind.map, dropin/dropin.mk), into `node`. */
+/* The version node every export of this build carries with `stem` before it ("CUBIND_" -> CUBIND_0.5,
+ * "CUBIND_DROPIN_" -> CUBIND_DROPIN_0.5: abi/libcubind.map, dropin/dropin.mk), into `node`. */
 void check_node(const char *stem, char *node, size_t size);
 
 /* The parts of the check that a program using cubind through the drop-in, and one embedding cubind,

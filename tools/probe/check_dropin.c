@@ -1,7 +1,7 @@
 /*
  * tools/probe/check_dropin.c - `cubind-probe --check FILE` for a program or library that uses cubind
  * through the drop-in (libcubind-dropin, docs/dropin.md): its undefined symbols of NVIDIA's names
- * that ask for the drop-in's version node (cudaMalloc@CUBIND_DROPIN_0.4) are each a cubind function,
+ * that ask for the drop-in's version node (cudaMalloc@CUBIND_DROPIN_0.5) are each a cubind function,
  * described as for a program that calls cubind's names (cubind_function_info takes the exported
  * name), and the drop-in it needs is looked for as a CUDA library is.
  */

@@ -15,7 +15,7 @@
 #include "cubind/cubind.h"
 #include "output.h"
 
-/* What one note says: its version and, after it, the libraries ("0.4.0 cufft cublas"). */
+/* What one note says: its version and, after it, the libraries ("0.5.0 cufft cublas"). */
 struct note {
     char version[32];
     const char *libraries; /* space-separated, inside the note's text */

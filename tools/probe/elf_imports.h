@@ -1,7 +1,7 @@
 /*
  * tools/probe/elf_imports.h - what a program or shared library imports, read from its file without
  * loading it: its DT_NEEDED libraries, its run path, and its undefined dynamic symbols with the
- * version node each asks for (cubind_load@CUBIND_0.4). 64-bit little-endian ELF files (x86-64,
+ * version node each asks for (cubind_load@CUBIND_0.5). 64-bit little-endian ELF files (x86-64,
  * AArch64) only; every offset and size is checked against the file, so a truncated or hostile
  * file is refused with the reason, never read past.
  */
@@ -13,7 +13,7 @@
 /* One undefined dynamic symbol. */
 struct elf_import {
     char *name;    /* "cubind_cublas_create" */
-    char *version; /* the version node it asks for ("CUBIND_0.4"), NULL when unversioned */
+    char *version; /* the version node it asks for ("CUBIND_0.5"), NULL when unversioned */
     char *file;    /* the library that node is asked of (its DT_NEEDED name, "libcubind.so.0"), or NULL */
     int weak;      /* 1 for a weak reference: the program starts without it */
 };
