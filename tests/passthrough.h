@@ -27,9 +27,10 @@ void cubind_test_assert_no_error(void);
  * is all zeros (docs/mocks.md, "Outputs"); otherwise fails naming the byte and its value. */
 void cubind_test_assert_zero(const char *name, const void *bytes, size_t size);
 
-/* What a function's call is in each older release whose call differs from the newest's. */
+/* What a function's call is in each release whose call differs from the newest's (the newest's own
+ * entry: a function it removed, kept from the unit's first release). */
 struct cubind_test_release_call {
-    const char *release; /* "12.4" */
+    const char *release; /* "12.4"; NULL: the newest (CUBIND_TEST_RELEASE unset) */
     int action;          /* enum cubind__release_action */
     const char *symbol;  /* the symbol called (SYMBOL, ADAPTER), or the release's own (REFUSED) */
 };

@@ -29,12 +29,15 @@ MOCK_ENV := $(foreach l,$(CUBIND_LIBRARIES),$(CUBIND_ENV_$(l))=$(abspath $(MOCK_
 
 # The ABI check programs (see test-abi). Defined before any rule names them: make expands a
 # rule's prerequisites where it reads the rule (`make test-makefiles` catches a late definition).
-# NVIDIA headers the toolkit lacks, from a release's include dir in the releases cache (nvml.h:
-# generated/build.mk's CUBIND_HEADER_RELEASES), searched after the toolkit's own.
-# the headers of units the toolkit lacks (nvml.h, nvjpeg.h: an older release's), each from a folder of
-# links that holds only them, so that their quoted includes find the toolkit's headers
-# with the feature macros those units' headers need of a program (cufile.h: -D_DEFAULT_SOURCE)
-NVIDIA_EXTRA_INCLUDES = $(shell $(PYTHON) -m generator.release_headers unit-includes)
+# NVIDIA's headers of the units a toolkit may lack (toolkit_may_lack: nvjpeg.h, nvFatbin.h, nvml.h,
+# cufile.h): CUDA_EXTRA_INCLUDE after the toolkit's (-idirafter) where it has them, the feature macros
+# those headers need of a program (cufile.h: -D_DEFAULT_SOURCE), and -DCUBIND_TEST_WITHOUT_<unit> for a
+# unit whose headers neither has, which the tests that compile NVIDIA's headers then leave out, saying so
+# (`python3 -m generator.release_headers without-headers report`).
+# ($(shell) does not see make's exports: CUDA_EXTRA_INCLUDE is given to it as to the recipes.)
+NVIDIA_EXTRA_INCLUDES = $(shell CUDA_EXTRA_INCLUDE='$(CUDA_EXTRA_INCLUDE)' $(PYTHON) -m generator.release_headers \
+                          unit-includes $(CUDA_PATH))
+WITHOUT_HEADERS = CUDA_EXTRA_INCLUDE='$(CUDA_EXTRA_INCLUDE)' $(PYTHON) -m generator.release_headers without-headers
 ABI_UNITS := $(patsubst $(GENERATED)/tests/abi_%.c,%,$(wildcard $(GENERATED)/tests/abi_*.c))
 ABI_PROGRAMS := $(foreach u,$(ABI_UNITS),$(TEST_BUILD)/abi/$(u)-cubind $(TEST_BUILD)/abi/$(u)-nvidia $(TEST_BUILD)/abi/$(u)-cxx)
 
@@ -214,16 +217,29 @@ CXX_WARNINGS := -std=c++17 -Wall -Wextra -Werror -pedantic
 $(TEST_BUILD)/abi/%-cubind: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) $< -o $@ $(LDFLAGS_SAN)
-$(TEST_BUILD)/abi/%-nvidia: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
+# The flags NVIDIA's headers are found with, rewritten when they change (CUDA_EXTRA_INCLUDE given or
+# not, another CUDA_PATH): the NVIDIA builds depend on it, so none is left from other flags.
+# (make re-reads its time after the recipe, which writes it only then.)
+NVIDIA_FLAGS := $(TEST_BUILD)/abi/nvidia-flags
+.PHONY: nvidia-flags-always
+nvidia-flags-always:
+$(NVIDIA_FLAGS): nvidia-flags-always
+	@mkdir -p $(dir $@)
+	@echo '$(CUDA_PATH) $(NVIDIA_EXTRA_INCLUDES)' | cmp -s - $@ || echo '$(CUDA_PATH) $(NVIDIA_EXTRA_INCLUDES)' > $@
+
+$(TEST_BUILD)/abi/%-nvidia: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS) $(NVIDIA_FLAGS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include $(NVIDIA_EXTRA_INCLUDES) $< -o $@ $(LDFLAGS_SAN)
-$(TEST_BUILD)/abi/%-cxx: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS)
+$(TEST_BUILD)/abi/%-cxx: $(GENERATED)/tests/abi_%.c $(PUBLIC_HEADERS) $(NVIDIA_FLAGS)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXX_WARNINGS) $(CFLAGS) $(SAN_FLAGS) $(ABI_FLAGS) -DCUBIND_ABI_NVIDIA -isystem $(CUDA_PATH)/include \
 	    $(NVIDIA_EXTRA_INCLUDES) -x c++ $< -x none -o $@
 
 test-abi: $(ABI_PROGRAMS)
-	@for u in $(ABI_UNITS); do \
+	@$(WITHOUT_HEADERS) report $(CUDA_PATH) | sed 's/^/abi /'
+	@without=" $$($(WITHOUT_HEADERS) units $(CUDA_PATH) | tr '\n' ' ')"; \
+	for u in $(ABI_UNITS); do \
+	    case "$$without" in *" $$u "*) continue;; esac; \
 	    for v in cubind nvidia cxx; do $(TEST_BUILD)/abi/$$u-$$v > $(TEST_BUILD)/abi/$$u-$$v.txt || exit 1; done; \
 	    cmp -s $(TEST_BUILD)/abi/$$u-cubind.txt $(TEST_BUILD)/abi/$$u-nvidia.txt && \
 	    cmp -s $(TEST_BUILD)/abi/$$u-cubind.txt $(TEST_BUILD)/abi/$$u-cxx.txt || \
@@ -240,7 +256,9 @@ test-abi: $(ABI_PROGRAMS)
 test-headers: $(PUBLIC_HEADERS) tests/test_headers.sh $(GENERATED)/tests/header_alone.c $(GENERATED)/tests/include_order.c \
               $(GENERATED)/tests/nvidia_headers.h tests/test_header_counterparts.sh $(GENERATED)/tests/header_counterpart.c
 	@NVIDIA_EXTRA_INCLUDES="$(NVIDIA_EXTRA_INCLUDES)" tests/test_headers.sh $(CUDA_PATH) $(TEST_BUILD)/headers $(CUBIND_MODULES)
-	@NVIDIA_EXTRA_INCLUDES="$(NVIDIA_EXTRA_INCLUDES)" tests/test_header_counterparts.sh $(CUDA_PATH) $(CUBIND_MODULES)
+	@$(WITHOUT_HEADERS) report $(CUDA_PATH) | sed 's/^/headers: counterparts of /'
+	@NVIDIA_EXTRA_INCLUDES="$(NVIDIA_EXTRA_INCLUDES)" tests/test_header_counterparts.sh $(CUDA_PATH) \
+	    $(filter-out $(shell $(WITHOUT_HEADERS) modules $(CUDA_PATH)),$(CUBIND_MODULES))
 	@$(RESULTS) passed test-headers
 
 # Under a sanitizer the out-of-line build only: the inline form's wrappers are the same code,
