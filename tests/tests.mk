@@ -393,9 +393,15 @@ test-real: $(TEST_BUILD)/test_real
 	LSAN_OPTIONS=suppressions=$(abspath tests/lsan-cuda.supp) $(RESULTS) run test_real cmocka -- $(TEST_BUILD)/test_real
 
 # NVVM (the toolkit's), nvFatbin, nvJPEG and cuFile (CUDA 12.4's, from the releases cache: the toolkit
-# here has none of them) on their real files (tests/test_real_toolkit.c).
+# here has none of them) on their real files (tests/test_real_toolkit.c); nvFatbin packs a cubin the
+# toolkit's nvcc compiled, where it has one.
+NVCC := $(wildcard $(CUDA_PATH)/bin/nvcc)
+$(TEST_BUILD)/scale-sm_75.cubin: tests/scale_kernel.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -cubin -arch=sm_75 $< -o $@
 .PHONY: test-real-toolkit
-test-real-toolkit: $(TEST_BUILD)/test_real_toolkit fetch-release-libs
+test-real-toolkit: $(TEST_BUILD)/test_real_toolkit fetch-release-libs $(if $(NVCC),$(TEST_BUILD)/scale-sm_75.cubin)
+	CUBIND_TEST_CUBIN=$(if $(NVCC),75=$(abspath $(TEST_BUILD))/scale-sm_75.cubin) \
 	CUBIND_NVFATBIN_PATH=$(RELEASES_CACHE)/12.4/lib/libnvfatbin.so.12 \
 	CUBIND_NVJPEG_PATH=$(RELEASES_CACHE)/12.4/lib/libnvjpeg.so.12 \
 	CUBIND_CUFILE_PATH=$(RELEASES_CACHE)/12.4/lib/libcufile.so.0 CUFILE_LOGFILE_PATH=$(abspath $(TEST_BUILD))/cufile.log \
@@ -605,14 +611,24 @@ gpu-build: test-build $(TEST_BUILD)/test_gpu $(GPU_LIB_DIR)/libcmocka.so.0 examp
 
 # tests/gpu/toolkit.sh: NVVM, nvFatbin and nvJPEG through cubind on the GPU (tests/gpu/toolkit.c), the
 # JPEG it decodes and libjpeg's decode of it (tests/gpu/jpeg_fixture.c, run here: the GPU machine has
-# no libjpeg), and CUDA 12.4's nvFatbin, nvJPEG and cuFile, whose headers cubind read, to travel with
-# them; cuFile's version and driver open asked directly (tests/gpu/cufile.c) and through cubind
-# (tests/gpu/cufile_cubind.c).
+# no libjpeg), the cubins nvFatbin packs (tests/scale_kernel.cu, by the toolkit's nvcc: one per
+# architecture of GPU_CUBIN_ARCHS, listed as ARCH=FILE in cubins.txt), NVML's getters of NVML API 13
+# (tests/gpu/nvml_getters.c), and CUDA 12.4's nvFatbin, nvJPEG and cuFile, an older release of theirs,
+# to travel with them; cuFile's version and driver open asked directly (tests/gpu/cufile.c) and through
+# cubind (tests/gpu/cufile_cubind.c).
+GPU_CUBIN_ARCHS ?= 75 80 86 89 90
 .PHONY: gpu-toolkit
 gpu-toolkit: $(LIBRARY_SO) $(BUILT_HEADERS) $(LINK_FLAGS_FILES) fetch-release-libs
 	@mkdir -p $(TEST_BUILD)/gpu/toolkit-12.4
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tests/gpu/toolkit.c -o $(TEST_BUILD)/gpu/toolkit \
 	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
+	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tests/gpu/nvml_getters.c -o $(TEST_BUILD)/gpu/nvml-getters \
+	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
+	: > $(TEST_BUILD)/gpu/cubins.txt
+	for arch in $(GPU_CUBIN_ARCHS); do \
+	    $(CUDA_PATH)/bin/nvcc -cubin -arch=sm_$$arch tests/scale_kernel.cu -o $(TEST_BUILD)/gpu/scale-sm_$$arch.cubin || exit 1; \
+	    echo "$$arch=scale-sm_$$arch.cubin" >> $(TEST_BUILD)/gpu/cubins.txt; \
+	done
 	$(CC) $(ALL_CFLAGS) -I$(BUILD)/include tests/gpu/cufile_cubind.c -o $(TEST_BUILD)/gpu/cufile-cubind \
 	    -L$(BUILD)/lib -lcubind -Wl,-rpath,'$$ORIGIN/../../lib'
 	$(CC) $(ALL_CFLAGS) tests/gpu/jpeg_fixture.c -o $(TEST_BUILD)/gpu/jpeg_fixture -ljpeg
