@@ -571,7 +571,7 @@ static void test_cubind_cublas_set_sm_count_target(void **cubind_state)
     }
 }
 
-/* How cublasGetEmulationStrategy is called in the older releases where its call differs */
+/* How cublasGetEmulationStrategy is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_16[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -625,7 +625,7 @@ static void test_cubind_cublas_get_emulation_strategy(void **cubind_state)
     }
 }
 
-/* How cublasSetEmulationStrategy is called in the older releases where its call differs */
+/* How cublasSetEmulationStrategy is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_17[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -667,7 +667,7 @@ static void test_cubind_cublas_set_emulation_strategy(void **cubind_state)
     }
 }
 
-/* How cublasGetEmulationSpecialValuesSupport is called in the older releases where its call differs */
+/* How cublasGetEmulationSpecialValuesSupport is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_18[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -721,7 +721,7 @@ static void test_cubind_cublas_get_emulation_special_values_support(void **cubin
     }
 }
 
-/* How cublasSetEmulationSpecialValuesSupport is called in the older releases where its call differs */
+/* How cublasSetEmulationSpecialValuesSupport is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_19[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -763,7 +763,7 @@ static void test_cubind_cublas_set_emulation_special_values_support(void **cubin
     }
 }
 
-/* How cublasGetFixedPointEmulationMantissaControl is called in the older releases where its call differs */
+/* How cublasGetFixedPointEmulationMantissaControl is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_20[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -817,7 +817,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_control(void *
     }
 }
 
-/* How cublasSetFixedPointEmulationMantissaControl is called in the older releases where its call differs */
+/* How cublasSetFixedPointEmulationMantissaControl is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_21[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -859,7 +859,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_control(void *
     }
 }
 
-/* How cublasGetFixedPointEmulationMaxMantissaBitCount is called in the older releases where its call differs */
+/* How cublasGetFixedPointEmulationMaxMantissaBitCount is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_22[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -913,7 +913,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(
     }
 }
 
-/* How cublasSetFixedPointEmulationMaxMantissaBitCount is called in the older releases where its call differs */
+/* How cublasSetFixedPointEmulationMaxMantissaBitCount is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_23[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -955,7 +955,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(
     }
 }
 
-/* How cublasGetFixedPointEmulationMantissaBitOffset is called in the older releases where its call differs */
+/* How cublasGetFixedPointEmulationMantissaBitOffset is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_24[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1009,7 +1009,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(voi
     }
 }
 
-/* How cublasSetFixedPointEmulationMantissaBitOffset is called in the older releases where its call differs */
+/* How cublasSetFixedPointEmulationMantissaBitOffset is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_25[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1051,7 +1051,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(voi
     }
 }
 
-/* How cublasGetFixedPointEmulationMantissaBitCountPointer is called in the older releases where its call differs */
+/* How cublasGetFixedPointEmulationMantissaBitCountPointer is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_26[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1105,7 +1105,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_poin
     }
 }
 
-/* How cublasSetFixedPointEmulationMantissaBitCountPointer is called in the older releases where its call differs */
+/* How cublasSetFixedPointEmulationMantissaBitCountPointer is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_27[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1343,7 +1343,7 @@ static void test_cubind_cublas_set_vector(void **cubind_state)
     }
 }
 
-/* How cublasSetVector_64 is called in the older releases where its call differs */
+/* How cublasSetVector_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_34[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1427,7 +1427,7 @@ static void test_cubind_cublas_get_vector(void **cubind_state)
     }
 }
 
-/* How cublasGetVector_64 is called in the older releases where its call differs */
+/* How cublasGetVector_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_36[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1513,7 +1513,7 @@ static void test_cubind_cublas_set_matrix(void **cubind_state)
     }
 }
 
-/* How cublasSetMatrix_64 is called in the older releases where its call differs */
+/* How cublasSetMatrix_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_38[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1601,7 +1601,7 @@ static void test_cubind_cublas_get_matrix(void **cubind_state)
     }
 }
 
-/* How cublasGetMatrix_64 is called in the older releases where its call differs */
+/* How cublasGetMatrix_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_40[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1689,7 +1689,7 @@ static void test_cubind_cublas_set_vector_async(void **cubind_state)
     }
 }
 
-/* How cublasSetVectorAsync_64 is called in the older releases where its call differs */
+/* How cublasSetVectorAsync_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_42[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1777,7 +1777,7 @@ static void test_cubind_cublas_get_vector_async(void **cubind_state)
     }
 }
 
-/* How cublasGetVectorAsync_64 is called in the older releases where its call differs */
+/* How cublasGetVectorAsync_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_44[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1867,7 +1867,7 @@ static void test_cubind_cublas_set_matrix_async(void **cubind_state)
     }
 }
 
-/* How cublasSetMatrixAsync_64 is called in the older releases where its call differs */
+/* How cublasSetMatrixAsync_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_46[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1959,7 +1959,7 @@ static void test_cubind_cublas_get_matrix_async(void **cubind_state)
     }
 }
 
-/* How cublasGetMatrixAsync_64 is called in the older releases where its call differs */
+/* How cublasGetMatrixAsync_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_48[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2075,7 +2075,7 @@ static void test_cubind_cublas_nrm2_ex(void **cubind_state)
     }
 }
 
-/* How cublasNrm2Ex_64 is called in the older releases where its call differs */
+/* How cublasNrm2Ex_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_51[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2173,7 +2173,7 @@ static void test_cubind_cublas_snrm2(void **cubind_state)
     }
 }
 
-/* How cublasSnrm2_64 is called in the older releases where its call differs */
+/* How cublasSnrm2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_53[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2277,7 +2277,7 @@ static void test_cubind_cublas_dnrm2(void **cubind_state)
     }
 }
 
-/* How cublasDnrm2_64 is called in the older releases where its call differs */
+/* How cublasDnrm2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_55[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2381,7 +2381,7 @@ static void test_cubind_cublas_scnrm2(void **cubind_state)
     }
 }
 
-/* How cublasScnrm2_64 is called in the older releases where its call differs */
+/* How cublasScnrm2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_57[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2485,7 +2485,7 @@ static void test_cubind_cublas_dznrm2(void **cubind_state)
     }
 }
 
-/* How cublasDznrm2_64 is called in the older releases where its call differs */
+/* How cublasDznrm2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_59[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2589,7 +2589,7 @@ static void test_cubind_cublas_dot_ex(void **cubind_state)
     }
 }
 
-/* How cublasDotEx_64 is called in the older releases where its call differs */
+/* How cublasDotEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_61[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2693,7 +2693,7 @@ static void test_cubind_cublas_dotc_ex(void **cubind_state)
     }
 }
 
-/* How cublasDotcEx_64 is called in the older releases where its call differs */
+/* How cublasDotcEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_63[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2801,7 +2801,7 @@ static void test_cubind_cublas_sdot(void **cubind_state)
     }
 }
 
-/* How cublasSdot_64 is called in the older releases where its call differs */
+/* How cublasSdot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_65[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2913,7 +2913,7 @@ static void test_cubind_cublas_ddot(void **cubind_state)
     }
 }
 
-/* How cublasDdot_64 is called in the older releases where its call differs */
+/* How cublasDdot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_67[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3025,7 +3025,7 @@ static void test_cubind_cublas_cdotu(void **cubind_state)
     }
 }
 
-/* How cublasCdotu_64 is called in the older releases where its call differs */
+/* How cublasCdotu_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_69[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3137,7 +3137,7 @@ static void test_cubind_cublas_cdotc(void **cubind_state)
     }
 }
 
-/* How cublasCdotc_64 is called in the older releases where its call differs */
+/* How cublasCdotc_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_71[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3249,7 +3249,7 @@ static void test_cubind_cublas_zdotu(void **cubind_state)
     }
 }
 
-/* How cublasZdotu_64 is called in the older releases where its call differs */
+/* How cublasZdotu_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_73[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3361,7 +3361,7 @@ static void test_cubind_cublas_zdotc(void **cubind_state)
     }
 }
 
-/* How cublasZdotc_64 is called in the older releases where its call differs */
+/* How cublasZdotc_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_75[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3463,7 +3463,7 @@ static void test_cubind_cublas_scal_ex(void **cubind_state)
     }
 }
 
-/* How cublasScalEx_64 is called in the older releases where its call differs */
+/* How cublasScalEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_77[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3561,7 +3561,7 @@ static void test_cubind_cublas_sscal(void **cubind_state)
     }
 }
 
-/* How cublasSscal_64 is called in the older releases where its call differs */
+/* How cublasSscal_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_79[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3665,7 +3665,7 @@ static void test_cubind_cublas_dscal(void **cubind_state)
     }
 }
 
-/* How cublasDscal_64 is called in the older releases where its call differs */
+/* How cublasDscal_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_81[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3769,7 +3769,7 @@ static void test_cubind_cublas_cscal(void **cubind_state)
     }
 }
 
-/* How cublasCscal_64 is called in the older releases where its call differs */
+/* How cublasCscal_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_83[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3873,7 +3873,7 @@ static void test_cubind_cublas_csscal(void **cubind_state)
     }
 }
 
-/* How cublasCsscal_64 is called in the older releases where its call differs */
+/* How cublasCsscal_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_85[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3977,7 +3977,7 @@ static void test_cubind_cublas_zscal(void **cubind_state)
     }
 }
 
-/* How cublasZscal_64 is called in the older releases where its call differs */
+/* How cublasZscal_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_87[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4081,7 +4081,7 @@ static void test_cubind_cublas_zdscal(void **cubind_state)
     }
 }
 
-/* How cublasZdscal_64 is called in the older releases where its call differs */
+/* How cublasZdscal_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_89[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4185,7 +4185,7 @@ static void test_cubind_cublas_axpy_ex(void **cubind_state)
     }
 }
 
-/* How cublasAxpyEx_64 is called in the older releases where its call differs */
+/* How cublasAxpyEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_91[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4293,7 +4293,7 @@ static void test_cubind_cublas_saxpy(void **cubind_state)
     }
 }
 
-/* How cublasSaxpy_64 is called in the older releases where its call differs */
+/* How cublasSaxpy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_93[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4405,7 +4405,7 @@ static void test_cubind_cublas_daxpy(void **cubind_state)
     }
 }
 
-/* How cublasDaxpy_64 is called in the older releases where its call differs */
+/* How cublasDaxpy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_95[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4517,7 +4517,7 @@ static void test_cubind_cublas_caxpy(void **cubind_state)
     }
 }
 
-/* How cublasCaxpy_64 is called in the older releases where its call differs */
+/* How cublasCaxpy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_97[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4629,7 +4629,7 @@ static void test_cubind_cublas_zaxpy(void **cubind_state)
     }
 }
 
-/* How cublasZaxpy_64 is called in the older releases where its call differs */
+/* How cublasZaxpy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_99[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4731,7 +4731,7 @@ static void test_cubind_cublas_copy_ex(void **cubind_state)
     }
 }
 
-/* How cublasCopyEx_64 is called in the older releases where its call differs */
+/* How cublasCopyEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_101[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4831,7 +4831,7 @@ static void test_cubind_cublas_scopy(void **cubind_state)
     }
 }
 
-/* How cublasScopy_64 is called in the older releases where its call differs */
+/* How cublasScopy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_103[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4939,7 +4939,7 @@ static void test_cubind_cublas_dcopy(void **cubind_state)
     }
 }
 
-/* How cublasDcopy_64 is called in the older releases where its call differs */
+/* How cublasDcopy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_105[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5047,7 +5047,7 @@ static void test_cubind_cublas_ccopy(void **cubind_state)
     }
 }
 
-/* How cublasCcopy_64 is called in the older releases where its call differs */
+/* How cublasCcopy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_107[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5155,7 +5155,7 @@ static void test_cubind_cublas_zcopy(void **cubind_state)
     }
 }
 
-/* How cublasZcopy_64 is called in the older releases where its call differs */
+/* How cublasZcopy_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_109[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5267,7 +5267,7 @@ static void test_cubind_cublas_sswap(void **cubind_state)
     }
 }
 
-/* How cublasSswap_64 is called in the older releases where its call differs */
+/* How cublasSswap_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_111[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5383,7 +5383,7 @@ static void test_cubind_cublas_dswap(void **cubind_state)
     }
 }
 
-/* How cublasDswap_64 is called in the older releases where its call differs */
+/* How cublasDswap_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_113[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5499,7 +5499,7 @@ static void test_cubind_cublas_cswap(void **cubind_state)
     }
 }
 
-/* How cublasCswap_64 is called in the older releases where its call differs */
+/* How cublasCswap_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_115[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5615,7 +5615,7 @@ static void test_cubind_cublas_zswap(void **cubind_state)
     }
 }
 
-/* How cublasZswap_64 is called in the older releases where its call differs */
+/* How cublasZswap_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_117[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5719,7 +5719,7 @@ static void test_cubind_cublas_swap_ex(void **cubind_state)
     }
 }
 
-/* How cublasSwapEx_64 is called in the older releases where its call differs */
+/* How cublasSwapEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_119[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5817,7 +5817,7 @@ static void test_cubind_cublas_isamax(void **cubind_state)
     }
 }
 
-/* How cublasIsamax_64 is called in the older releases where its call differs */
+/* How cublasIsamax_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_121[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5921,7 +5921,7 @@ static void test_cubind_cublas_idamax(void **cubind_state)
     }
 }
 
-/* How cublasIdamax_64 is called in the older releases where its call differs */
+/* How cublasIdamax_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_123[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6025,7 +6025,7 @@ static void test_cubind_cublas_icamax(void **cubind_state)
     }
 }
 
-/* How cublasIcamax_64 is called in the older releases where its call differs */
+/* How cublasIcamax_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_125[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6129,7 +6129,7 @@ static void test_cubind_cublas_izamax(void **cubind_state)
     }
 }
 
-/* How cublasIzamax_64 is called in the older releases where its call differs */
+/* How cublasIzamax_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_127[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6235,7 +6235,7 @@ static void test_cubind_cublas_iamax_ex(void **cubind_state)
     }
 }
 
-/* How cublasIamaxEx_64 is called in the older releases where its call differs */
+/* How cublasIamaxEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_129[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6341,7 +6341,7 @@ static void test_cubind_cublas_isamin(void **cubind_state)
     }
 }
 
-/* How cublasIsamin_64 is called in the older releases where its call differs */
+/* How cublasIsamin_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_131[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6445,7 +6445,7 @@ static void test_cubind_cublas_idamin(void **cubind_state)
     }
 }
 
-/* How cublasIdamin_64 is called in the older releases where its call differs */
+/* How cublasIdamin_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_133[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6549,7 +6549,7 @@ static void test_cubind_cublas_icamin(void **cubind_state)
     }
 }
 
-/* How cublasIcamin_64 is called in the older releases where its call differs */
+/* How cublasIcamin_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_135[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6653,7 +6653,7 @@ static void test_cubind_cublas_izamin(void **cubind_state)
     }
 }
 
-/* How cublasIzamin_64 is called in the older releases where its call differs */
+/* How cublasIzamin_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_137[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6759,7 +6759,7 @@ static void test_cubind_cublas_iamin_ex(void **cubind_state)
     }
 }
 
-/* How cublasIaminEx_64 is called in the older releases where its call differs */
+/* How cublasIaminEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_139[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6859,7 +6859,7 @@ static void test_cubind_cublas_asum_ex(void **cubind_state)
     }
 }
 
-/* How cublasAsumEx_64 is called in the older releases where its call differs */
+/* How cublasAsumEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_141[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -6957,7 +6957,7 @@ static void test_cubind_cublas_sasum(void **cubind_state)
     }
 }
 
-/* How cublasSasum_64 is called in the older releases where its call differs */
+/* How cublasSasum_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_143[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7061,7 +7061,7 @@ static void test_cubind_cublas_dasum(void **cubind_state)
     }
 }
 
-/* How cublasDasum_64 is called in the older releases where its call differs */
+/* How cublasDasum_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_145[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7165,7 +7165,7 @@ static void test_cubind_cublas_scasum(void **cubind_state)
     }
 }
 
-/* How cublasScasum_64 is called in the older releases where its call differs */
+/* How cublasScasum_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_147[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7269,7 +7269,7 @@ static void test_cubind_cublas_dzasum(void **cubind_state)
     }
 }
 
-/* How cublasDzasum_64 is called in the older releases where its call differs */
+/* How cublasDzasum_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_149[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7383,7 +7383,7 @@ static void test_cubind_cublas_srot(void **cubind_state)
     }
 }
 
-/* How cublasSrot_64 is called in the older releases where its call differs */
+/* How cublasSrot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_151[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7507,7 +7507,7 @@ static void test_cubind_cublas_drot(void **cubind_state)
     }
 }
 
-/* How cublasDrot_64 is called in the older releases where its call differs */
+/* How cublasDrot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_153[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7631,7 +7631,7 @@ static void test_cubind_cublas_crot(void **cubind_state)
     }
 }
 
-/* How cublasCrot_64 is called in the older releases where its call differs */
+/* How cublasCrot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_155[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7755,7 +7755,7 @@ static void test_cubind_cublas_csrot(void **cubind_state)
     }
 }
 
-/* How cublasCsrot_64 is called in the older releases where its call differs */
+/* How cublasCsrot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_157[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7879,7 +7879,7 @@ static void test_cubind_cublas_zrot(void **cubind_state)
     }
 }
 
-/* How cublasZrot_64 is called in the older releases where its call differs */
+/* How cublasZrot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_159[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -8003,7 +8003,7 @@ static void test_cubind_cublas_zdrot(void **cubind_state)
     }
 }
 
-/* How cublasZdrot_64 is called in the older releases where its call differs */
+/* How cublasZdrot_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_161[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -8119,7 +8119,7 @@ static void test_cubind_cublas_rot_ex(void **cubind_state)
     }
 }
 
-/* How cublasRotEx_64 is called in the older releases where its call differs */
+/* How cublasRotEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_163[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -8505,7 +8505,7 @@ static void test_cubind_cublas_srotm(void **cubind_state)
     }
 }
 
-/* How cublasSrotm_64 is called in the older releases where its call differs */
+/* How cublasSrotm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_170[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -8625,7 +8625,7 @@ static void test_cubind_cublas_drotm(void **cubind_state)
     }
 }
 
-/* How cublasDrotm_64 is called in the older releases where its call differs */
+/* How cublasDrotm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_172[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -8737,7 +8737,7 @@ static void test_cubind_cublas_rotm_ex(void **cubind_state)
     }
 }
 
-/* How cublasRotmEx_64 is called in the older releases where its call differs */
+/* How cublasRotmEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_174[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9023,7 +9023,7 @@ static void test_cubind_cublas_sgemv(void **cubind_state)
     }
 }
 
-/* How cublasSgemv_64 is called in the older releases where its call differs */
+/* How cublasSgemv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_179[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9155,7 +9155,7 @@ static void test_cubind_cublas_dgemv(void **cubind_state)
     }
 }
 
-/* How cublasDgemv_64 is called in the older releases where its call differs */
+/* How cublasDgemv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_181[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9287,7 +9287,7 @@ static void test_cubind_cublas_cgemv(void **cubind_state)
     }
 }
 
-/* How cublasCgemv_64 is called in the older releases where its call differs */
+/* How cublasCgemv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_183[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9419,7 +9419,7 @@ static void test_cubind_cublas_zgemv(void **cubind_state)
     }
 }
 
-/* How cublasZgemv_64 is called in the older releases where its call differs */
+/* How cublasZgemv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_185[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9555,7 +9555,7 @@ static void test_cubind_cublas_sgbmv(void **cubind_state)
     }
 }
 
-/* How cublasSgbmv_64 is called in the older releases where its call differs */
+/* How cublasSgbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_187[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9695,7 +9695,7 @@ static void test_cubind_cublas_dgbmv(void **cubind_state)
     }
 }
 
-/* How cublasDgbmv_64 is called in the older releases where its call differs */
+/* How cublasDgbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_189[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9835,7 +9835,7 @@ static void test_cubind_cublas_cgbmv(void **cubind_state)
     }
 }
 
-/* How cublasCgbmv_64 is called in the older releases where its call differs */
+/* How cublasCgbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_191[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9975,7 +9975,7 @@ static void test_cubind_cublas_zgbmv(void **cubind_state)
     }
 }
 
-/* How cublasZgbmv_64 is called in the older releases where its call differs */
+/* How cublasZgbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_193[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10105,7 +10105,7 @@ static void test_cubind_cublas_strmv(void **cubind_state)
     }
 }
 
-/* How cublasStrmv_64 is called in the older releases where its call differs */
+/* How cublasStrmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_195[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10225,7 +10225,7 @@ static void test_cubind_cublas_dtrmv(void **cubind_state)
     }
 }
 
-/* How cublasDtrmv_64 is called in the older releases where its call differs */
+/* How cublasDtrmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_197[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10345,7 +10345,7 @@ static void test_cubind_cublas_ctrmv(void **cubind_state)
     }
 }
 
-/* How cublasCtrmv_64 is called in the older releases where its call differs */
+/* How cublasCtrmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_199[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10465,7 +10465,7 @@ static void test_cubind_cublas_ztrmv(void **cubind_state)
     }
 }
 
-/* How cublasZtrmv_64 is called in the older releases where its call differs */
+/* How cublasZtrmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_201[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10587,7 +10587,7 @@ static void test_cubind_cublas_stbmv(void **cubind_state)
     }
 }
 
-/* How cublasStbmv_64 is called in the older releases where its call differs */
+/* How cublasStbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_203[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10711,7 +10711,7 @@ static void test_cubind_cublas_dtbmv(void **cubind_state)
     }
 }
 
-/* How cublasDtbmv_64 is called in the older releases where its call differs */
+/* How cublasDtbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_205[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10835,7 +10835,7 @@ static void test_cubind_cublas_ctbmv(void **cubind_state)
     }
 }
 
-/* How cublasCtbmv_64 is called in the older releases where its call differs */
+/* How cublasCtbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_207[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10959,7 +10959,7 @@ static void test_cubind_cublas_ztbmv(void **cubind_state)
     }
 }
 
-/* How cublasZtbmv_64 is called in the older releases where its call differs */
+/* How cublasZtbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_209[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11079,7 +11079,7 @@ static void test_cubind_cublas_stpmv(void **cubind_state)
     }
 }
 
-/* How cublasStpmv_64 is called in the older releases where its call differs */
+/* How cublasStpmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_211[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11195,7 +11195,7 @@ static void test_cubind_cublas_dtpmv(void **cubind_state)
     }
 }
 
-/* How cublasDtpmv_64 is called in the older releases where its call differs */
+/* How cublasDtpmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_213[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11311,7 +11311,7 @@ static void test_cubind_cublas_ctpmv(void **cubind_state)
     }
 }
 
-/* How cublasCtpmv_64 is called in the older releases where its call differs */
+/* How cublasCtpmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_215[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11427,7 +11427,7 @@ static void test_cubind_cublas_ztpmv(void **cubind_state)
     }
 }
 
-/* How cublasZtpmv_64 is called in the older releases where its call differs */
+/* How cublasZtpmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_217[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11545,7 +11545,7 @@ static void test_cubind_cublas_strsv(void **cubind_state)
     }
 }
 
-/* How cublasStrsv_64 is called in the older releases where its call differs */
+/* How cublasStrsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_219[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11665,7 +11665,7 @@ static void test_cubind_cublas_dtrsv(void **cubind_state)
     }
 }
 
-/* How cublasDtrsv_64 is called in the older releases where its call differs */
+/* How cublasDtrsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_221[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11785,7 +11785,7 @@ static void test_cubind_cublas_ctrsv(void **cubind_state)
     }
 }
 
-/* How cublasCtrsv_64 is called in the older releases where its call differs */
+/* How cublasCtrsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_223[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11905,7 +11905,7 @@ static void test_cubind_cublas_ztrsv(void **cubind_state)
     }
 }
 
-/* How cublasZtrsv_64 is called in the older releases where its call differs */
+/* How cublasZtrsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_225[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12023,7 +12023,7 @@ static void test_cubind_cublas_stpsv(void **cubind_state)
     }
 }
 
-/* How cublasStpsv_64 is called in the older releases where its call differs */
+/* How cublasStpsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_227[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12139,7 +12139,7 @@ static void test_cubind_cublas_dtpsv(void **cubind_state)
     }
 }
 
-/* How cublasDtpsv_64 is called in the older releases where its call differs */
+/* How cublasDtpsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_229[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12255,7 +12255,7 @@ static void test_cubind_cublas_ctpsv(void **cubind_state)
     }
 }
 
-/* How cublasCtpsv_64 is called in the older releases where its call differs */
+/* How cublasCtpsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_231[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12371,7 +12371,7 @@ static void test_cubind_cublas_ztpsv(void **cubind_state)
     }
 }
 
-/* How cublasZtpsv_64 is called in the older releases where its call differs */
+/* How cublasZtpsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_233[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12491,7 +12491,7 @@ static void test_cubind_cublas_stbsv(void **cubind_state)
     }
 }
 
-/* How cublasStbsv_64 is called in the older releases where its call differs */
+/* How cublasStbsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_235[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12615,7 +12615,7 @@ static void test_cubind_cublas_dtbsv(void **cubind_state)
     }
 }
 
-/* How cublasDtbsv_64 is called in the older releases where its call differs */
+/* How cublasDtbsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_237[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12739,7 +12739,7 @@ static void test_cubind_cublas_ctbsv(void **cubind_state)
     }
 }
 
-/* How cublasCtbsv_64 is called in the older releases where its call differs */
+/* How cublasCtbsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_239[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12863,7 +12863,7 @@ static void test_cubind_cublas_ztbsv(void **cubind_state)
     }
 }
 
-/* How cublasZtbsv_64 is called in the older releases where its call differs */
+/* How cublasZtbsv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_241[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12989,7 +12989,7 @@ static void test_cubind_cublas_ssymv(void **cubind_state)
     }
 }
 
-/* How cublasSsymv_64 is called in the older releases where its call differs */
+/* How cublasSsymv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_243[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13117,7 +13117,7 @@ static void test_cubind_cublas_dsymv(void **cubind_state)
     }
 }
 
-/* How cublasDsymv_64 is called in the older releases where its call differs */
+/* How cublasDsymv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_245[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13245,7 +13245,7 @@ static void test_cubind_cublas_csymv(void **cubind_state)
     }
 }
 
-/* How cublasCsymv_64 is called in the older releases where its call differs */
+/* How cublasCsymv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_247[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13373,7 +13373,7 @@ static void test_cubind_cublas_zsymv(void **cubind_state)
     }
 }
 
-/* How cublasZsymv_64 is called in the older releases where its call differs */
+/* How cublasZsymv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_249[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13501,7 +13501,7 @@ static void test_cubind_cublas_chemv(void **cubind_state)
     }
 }
 
-/* How cublasChemv_64 is called in the older releases where its call differs */
+/* How cublasChemv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_251[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13629,7 +13629,7 @@ static void test_cubind_cublas_zhemv(void **cubind_state)
     }
 }
 
-/* How cublasZhemv_64 is called in the older releases where its call differs */
+/* How cublasZhemv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_253[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13759,7 +13759,7 @@ static void test_cubind_cublas_ssbmv(void **cubind_state)
     }
 }
 
-/* How cublasSsbmv_64 is called in the older releases where its call differs */
+/* How cublasSsbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_255[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13891,7 +13891,7 @@ static void test_cubind_cublas_dsbmv(void **cubind_state)
     }
 }
 
-/* How cublasDsbmv_64 is called in the older releases where its call differs */
+/* How cublasDsbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_257[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14023,7 +14023,7 @@ static void test_cubind_cublas_chbmv(void **cubind_state)
     }
 }
 
-/* How cublasChbmv_64 is called in the older releases where its call differs */
+/* How cublasChbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_259[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14155,7 +14155,7 @@ static void test_cubind_cublas_zhbmv(void **cubind_state)
     }
 }
 
-/* How cublasZhbmv_64 is called in the older releases where its call differs */
+/* How cublasZhbmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_261[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14283,7 +14283,7 @@ static void test_cubind_cublas_sspmv(void **cubind_state)
     }
 }
 
-/* How cublasSspmv_64 is called in the older releases where its call differs */
+/* How cublasSspmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_263[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14407,7 +14407,7 @@ static void test_cubind_cublas_dspmv(void **cubind_state)
     }
 }
 
-/* How cublasDspmv_64 is called in the older releases where its call differs */
+/* How cublasDspmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_265[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14531,7 +14531,7 @@ static void test_cubind_cublas_chpmv(void **cubind_state)
     }
 }
 
-/* How cublasChpmv_64 is called in the older releases where its call differs */
+/* How cublasChpmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_267[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14655,7 +14655,7 @@ static void test_cubind_cublas_zhpmv(void **cubind_state)
     }
 }
 
-/* How cublasZhpmv_64 is called in the older releases where its call differs */
+/* How cublasZhpmv_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_269[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14779,7 +14779,7 @@ static void test_cubind_cublas_sger(void **cubind_state)
     }
 }
 
-/* How cublasSger_64 is called in the older releases where its call differs */
+/* How cublasSger_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_271[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -14903,7 +14903,7 @@ static void test_cubind_cublas_dger(void **cubind_state)
     }
 }
 
-/* How cublasDger_64 is called in the older releases where its call differs */
+/* How cublasDger_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_273[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15027,7 +15027,7 @@ static void test_cubind_cublas_cgeru(void **cubind_state)
     }
 }
 
-/* How cublasCgeru_64 is called in the older releases where its call differs */
+/* How cublasCgeru_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_275[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15151,7 +15151,7 @@ static void test_cubind_cublas_cgerc(void **cubind_state)
     }
 }
 
-/* How cublasCgerc_64 is called in the older releases where its call differs */
+/* How cublasCgerc_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_277[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15275,7 +15275,7 @@ static void test_cubind_cublas_zgeru(void **cubind_state)
     }
 }
 
-/* How cublasZgeru_64 is called in the older releases where its call differs */
+/* How cublasZgeru_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_279[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15399,7 +15399,7 @@ static void test_cubind_cublas_zgerc(void **cubind_state)
     }
 }
 
-/* How cublasZgerc_64 is called in the older releases where its call differs */
+/* How cublasZgerc_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_281[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15519,7 +15519,7 @@ static void test_cubind_cublas_ssyr(void **cubind_state)
     }
 }
 
-/* How cublasSsyr_64 is called in the older releases where its call differs */
+/* How cublasSsyr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_283[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15635,7 +15635,7 @@ static void test_cubind_cublas_dsyr(void **cubind_state)
     }
 }
 
-/* How cublasDsyr_64 is called in the older releases where its call differs */
+/* How cublasDsyr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_285[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15751,7 +15751,7 @@ static void test_cubind_cublas_csyr(void **cubind_state)
     }
 }
 
-/* How cublasCsyr_64 is called in the older releases where its call differs */
+/* How cublasCsyr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_287[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15867,7 +15867,7 @@ static void test_cubind_cublas_zsyr(void **cubind_state)
     }
 }
 
-/* How cublasZsyr_64 is called in the older releases where its call differs */
+/* How cublasZsyr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_289[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -15983,7 +15983,7 @@ static void test_cubind_cublas_cher(void **cubind_state)
     }
 }
 
-/* How cublasCher_64 is called in the older releases where its call differs */
+/* How cublasCher_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_291[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16099,7 +16099,7 @@ static void test_cubind_cublas_zher(void **cubind_state)
     }
 }
 
-/* How cublasZher_64 is called in the older releases where its call differs */
+/* How cublasZher_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_293[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16213,7 +16213,7 @@ static void test_cubind_cublas_sspr(void **cubind_state)
     }
 }
 
-/* How cublasSspr_64 is called in the older releases where its call differs */
+/* How cublasSspr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_295[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16325,7 +16325,7 @@ static void test_cubind_cublas_dspr(void **cubind_state)
     }
 }
 
-/* How cublasDspr_64 is called in the older releases where its call differs */
+/* How cublasDspr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_297[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16437,7 +16437,7 @@ static void test_cubind_cublas_chpr(void **cubind_state)
     }
 }
 
-/* How cublasChpr_64 is called in the older releases where its call differs */
+/* How cublasChpr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_299[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16549,7 +16549,7 @@ static void test_cubind_cublas_zhpr(void **cubind_state)
     }
 }
 
-/* How cublasZhpr_64 is called in the older releases where its call differs */
+/* How cublasZhpr_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_301[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16667,7 +16667,7 @@ static void test_cubind_cublas_ssyr2(void **cubind_state)
     }
 }
 
-/* How cublasSsyr2_64 is called in the older releases where its call differs */
+/* How cublasSsyr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_303[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16791,7 +16791,7 @@ static void test_cubind_cublas_dsyr2(void **cubind_state)
     }
 }
 
-/* How cublasDsyr2_64 is called in the older releases where its call differs */
+/* How cublasDsyr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_305[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16915,7 +16915,7 @@ static void test_cubind_cublas_csyr2(void **cubind_state)
     }
 }
 
-/* How cublasCsyr2_64 is called in the older releases where its call differs */
+/* How cublasCsyr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_307[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17039,7 +17039,7 @@ static void test_cubind_cublas_zsyr2(void **cubind_state)
     }
 }
 
-/* How cublasZsyr2_64 is called in the older releases where its call differs */
+/* How cublasZsyr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_309[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17163,7 +17163,7 @@ static void test_cubind_cublas_cher2(void **cubind_state)
     }
 }
 
-/* How cublasCher2_64 is called in the older releases where its call differs */
+/* How cublasCher2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_311[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17287,7 +17287,7 @@ static void test_cubind_cublas_zher2(void **cubind_state)
     }
 }
 
-/* How cublasZher2_64 is called in the older releases where its call differs */
+/* How cublasZher2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_313[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17409,7 +17409,7 @@ static void test_cubind_cublas_sspr2(void **cubind_state)
     }
 }
 
-/* How cublasSspr2_64 is called in the older releases where its call differs */
+/* How cublasSspr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_315[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17529,7 +17529,7 @@ static void test_cubind_cublas_dspr2(void **cubind_state)
     }
 }
 
-/* How cublasDspr2_64 is called in the older releases where its call differs */
+/* How cublasDspr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_317[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17649,7 +17649,7 @@ static void test_cubind_cublas_chpr2(void **cubind_state)
     }
 }
 
-/* How cublasChpr2_64 is called in the older releases where its call differs */
+/* How cublasChpr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_319[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17769,7 +17769,7 @@ static void test_cubind_cublas_zhpr2(void **cubind_state)
     }
 }
 
-/* How cublasZhpr2_64 is called in the older releases where its call differs */
+/* How cublasZhpr2_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_321[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17885,7 +17885,7 @@ static void test_cubind_cublas_sgemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasSgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasSgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_323[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17997,7 +17997,7 @@ static void test_cubind_cublas_dgemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasDgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasDgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_325[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -18109,7 +18109,7 @@ static void test_cubind_cublas_cgemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasCgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasCgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_327[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -18221,7 +18221,7 @@ static void test_cubind_cublas_zgemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasZgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasZgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_329[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -18351,7 +18351,7 @@ static void test_cubind_cublas_sgemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasSgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasSgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_331[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -18499,7 +18499,7 @@ static void test_cubind_cublas_dgemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasDgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasDgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_333[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -18647,7 +18647,7 @@ static void test_cubind_cublas_cgemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasCgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasCgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_335[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -18795,7 +18795,7 @@ static void test_cubind_cublas_zgemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasZgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasZgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_337[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -18939,7 +18939,7 @@ static void test_cubind_cublas_sgemm(void **cubind_state)
     }
 }
 
-/* How cublasSgemm_64 is called in the older releases where its call differs */
+/* How cublasSgemm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_339[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19079,7 +19079,7 @@ static void test_cubind_cublas_dgemm(void **cubind_state)
     }
 }
 
-/* How cublasDgemm_64 is called in the older releases where its call differs */
+/* How cublasDgemm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_341[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19219,7 +19219,7 @@ static void test_cubind_cublas_cgemm(void **cubind_state)
     }
 }
 
-/* How cublasCgemm_64 is called in the older releases where its call differs */
+/* How cublasCgemm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_343[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19359,7 +19359,7 @@ static void test_cubind_cublas_cgemm3m(void **cubind_state)
     }
 }
 
-/* How cublasCgemm3m_64 is called in the older releases where its call differs */
+/* How cublasCgemm3m_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_345[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19493,7 +19493,7 @@ static void test_cubind_cublas_cgemm3m_ex(void **cubind_state)
     }
 }
 
-/* How cublasCgemm3mEx_64 is called in the older releases where its call differs */
+/* How cublasCgemm3mEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_347[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19627,7 +19627,7 @@ static void test_cubind_cublas_zgemm(void **cubind_state)
     }
 }
 
-/* How cublasZgemm_64 is called in the older releases where its call differs */
+/* How cublasZgemm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_349[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19767,7 +19767,7 @@ static void test_cubind_cublas_zgemm3m(void **cubind_state)
     }
 }
 
-/* How cublasZgemm3m_64 is called in the older releases where its call differs */
+/* How cublasZgemm3m_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_351[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19901,7 +19901,7 @@ static void test_cubind_cublas_sgemm_ex(void **cubind_state)
     }
 }
 
-/* How cublasSgemmEx_64 is called in the older releases where its call differs */
+/* How cublasSgemmEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_353[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20033,7 +20033,7 @@ static void test_cubind_cublas_gemm_ex(void **cubind_state)
     }
 }
 
-/* How cublasGemmEx_64 is called in the older releases where its call differs */
+/* How cublasGemmEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_355[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20165,7 +20165,7 @@ static void test_cubind_cublas_cgemm_ex(void **cubind_state)
     }
 }
 
-/* How cublasCgemmEx_64 is called in the older releases where its call differs */
+/* How cublasCgemmEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_357[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20293,7 +20293,7 @@ static void test_cubind_cublas_ssyrk(void **cubind_state)
     }
 }
 
-/* How cublasSsyrk_64 is called in the older releases where its call differs */
+/* How cublasSsyrk_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_359[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20421,7 +20421,7 @@ static void test_cubind_cublas_dsyrk(void **cubind_state)
     }
 }
 
-/* How cublasDsyrk_64 is called in the older releases where its call differs */
+/* How cublasDsyrk_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_361[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20549,7 +20549,7 @@ static void test_cubind_cublas_csyrk(void **cubind_state)
     }
 }
 
-/* How cublasCsyrk_64 is called in the older releases where its call differs */
+/* How cublasCsyrk_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_363[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20677,7 +20677,7 @@ static void test_cubind_cublas_zsyrk(void **cubind_state)
     }
 }
 
-/* How cublasZsyrk_64 is called in the older releases where its call differs */
+/* How cublasZsyrk_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_365[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20797,7 +20797,7 @@ static void test_cubind_cublas_csyrk_ex(void **cubind_state)
     }
 }
 
-/* How cublasCsyrkEx_64 is called in the older releases where its call differs */
+/* How cublasCsyrkEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_367[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20909,7 +20909,7 @@ static void test_cubind_cublas_csyrk3m_ex(void **cubind_state)
     }
 }
 
-/* How cublasCsyrk3mEx_64 is called in the older releases where its call differs */
+/* How cublasCsyrk3mEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_369[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21029,7 +21029,7 @@ static void test_cubind_cublas_cherk(void **cubind_state)
     }
 }
 
-/* How cublasCherk_64 is called in the older releases where its call differs */
+/* How cublasCherk_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_371[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21157,7 +21157,7 @@ static void test_cubind_cublas_zherk(void **cubind_state)
     }
 }
 
-/* How cublasZherk_64 is called in the older releases where its call differs */
+/* How cublasZherk_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_373[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21277,7 +21277,7 @@ static void test_cubind_cublas_cherk_ex(void **cubind_state)
     }
 }
 
-/* How cublasCherkEx_64 is called in the older releases where its call differs */
+/* How cublasCherkEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_375[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21389,7 +21389,7 @@ static void test_cubind_cublas_cherk3m_ex(void **cubind_state)
     }
 }
 
-/* How cublasCherk3mEx_64 is called in the older releases where its call differs */
+/* How cublasCherk3mEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_377[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21513,7 +21513,7 @@ static void test_cubind_cublas_ssyr2k(void **cubind_state)
     }
 }
 
-/* How cublasSsyr2k_64 is called in the older releases where its call differs */
+/* How cublasSsyr2k_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_379[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21649,7 +21649,7 @@ static void test_cubind_cublas_dsyr2k(void **cubind_state)
     }
 }
 
-/* How cublasDsyr2k_64 is called in the older releases where its call differs */
+/* How cublasDsyr2k_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_381[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21785,7 +21785,7 @@ static void test_cubind_cublas_csyr2k(void **cubind_state)
     }
 }
 
-/* How cublasCsyr2k_64 is called in the older releases where its call differs */
+/* How cublasCsyr2k_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_383[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21921,7 +21921,7 @@ static void test_cubind_cublas_zsyr2k(void **cubind_state)
     }
 }
 
-/* How cublasZsyr2k_64 is called in the older releases where its call differs */
+/* How cublasZsyr2k_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_385[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22057,7 +22057,7 @@ static void test_cubind_cublas_cher2k(void **cubind_state)
     }
 }
 
-/* How cublasCher2k_64 is called in the older releases where its call differs */
+/* How cublasCher2k_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_387[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22193,7 +22193,7 @@ static void test_cubind_cublas_zher2k(void **cubind_state)
     }
 }
 
-/* How cublasZher2k_64 is called in the older releases where its call differs */
+/* How cublasZher2k_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_389[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22329,7 +22329,7 @@ static void test_cubind_cublas_ssyrkx(void **cubind_state)
     }
 }
 
-/* How cublasSsyrkx_64 is called in the older releases where its call differs */
+/* How cublasSsyrkx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_391[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22465,7 +22465,7 @@ static void test_cubind_cublas_dsyrkx(void **cubind_state)
     }
 }
 
-/* How cublasDsyrkx_64 is called in the older releases where its call differs */
+/* How cublasDsyrkx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_393[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22601,7 +22601,7 @@ static void test_cubind_cublas_csyrkx(void **cubind_state)
     }
 }
 
-/* How cublasCsyrkx_64 is called in the older releases where its call differs */
+/* How cublasCsyrkx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_395[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22737,7 +22737,7 @@ static void test_cubind_cublas_zsyrkx(void **cubind_state)
     }
 }
 
-/* How cublasZsyrkx_64 is called in the older releases where its call differs */
+/* How cublasZsyrkx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_397[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22873,7 +22873,7 @@ static void test_cubind_cublas_cherkx(void **cubind_state)
     }
 }
 
-/* How cublasCherkx_64 is called in the older releases where its call differs */
+/* How cublasCherkx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_399[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23009,7 +23009,7 @@ static void test_cubind_cublas_zherkx(void **cubind_state)
     }
 }
 
-/* How cublasZherkx_64 is called in the older releases where its call differs */
+/* How cublasZherkx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_401[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23145,7 +23145,7 @@ static void test_cubind_cublas_ssymm(void **cubind_state)
     }
 }
 
-/* How cublasSsymm_64 is called in the older releases where its call differs */
+/* How cublasSsymm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_403[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23281,7 +23281,7 @@ static void test_cubind_cublas_dsymm(void **cubind_state)
     }
 }
 
-/* How cublasDsymm_64 is called in the older releases where its call differs */
+/* How cublasDsymm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_405[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23417,7 +23417,7 @@ static void test_cubind_cublas_csymm(void **cubind_state)
     }
 }
 
-/* How cublasCsymm_64 is called in the older releases where its call differs */
+/* How cublasCsymm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_407[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23553,7 +23553,7 @@ static void test_cubind_cublas_zsymm(void **cubind_state)
     }
 }
 
-/* How cublasZsymm_64 is called in the older releases where its call differs */
+/* How cublasZsymm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_409[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23689,7 +23689,7 @@ static void test_cubind_cublas_chemm(void **cubind_state)
     }
 }
 
-/* How cublasChemm_64 is called in the older releases where its call differs */
+/* How cublasChemm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_411[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23825,7 +23825,7 @@ static void test_cubind_cublas_zhemm(void **cubind_state)
     }
 }
 
-/* How cublasZhemm_64 is called in the older releases where its call differs */
+/* How cublasZhemm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_413[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23959,7 +23959,7 @@ static void test_cubind_cublas_strsm(void **cubind_state)
     }
 }
 
-/* How cublasStrsm_64 is called in the older releases where its call differs */
+/* How cublasStrsm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_415[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24091,7 +24091,7 @@ static void test_cubind_cublas_dtrsm(void **cubind_state)
     }
 }
 
-/* How cublasDtrsm_64 is called in the older releases where its call differs */
+/* How cublasDtrsm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_417[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24223,7 +24223,7 @@ static void test_cubind_cublas_ctrsm(void **cubind_state)
     }
 }
 
-/* How cublasCtrsm_64 is called in the older releases where its call differs */
+/* How cublasCtrsm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_419[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24355,7 +24355,7 @@ static void test_cubind_cublas_ztrsm(void **cubind_state)
     }
 }
 
-/* How cublasZtrsm_64 is called in the older releases where its call differs */
+/* How cublasZtrsm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_421[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24491,7 +24491,7 @@ static void test_cubind_cublas_strmm(void **cubind_state)
     }
 }
 
-/* How cublasStrmm_64 is called in the older releases where its call differs */
+/* How cublasStrmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_423[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24631,7 +24631,7 @@ static void test_cubind_cublas_dtrmm(void **cubind_state)
     }
 }
 
-/* How cublasDtrmm_64 is called in the older releases where its call differs */
+/* How cublasDtrmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_425[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24771,7 +24771,7 @@ static void test_cubind_cublas_ctrmm(void **cubind_state)
     }
 }
 
-/* How cublasCtrmm_64 is called in the older releases where its call differs */
+/* How cublasCtrmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_427[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24911,7 +24911,7 @@ static void test_cubind_cublas_ztrmm(void **cubind_state)
     }
 }
 
-/* How cublasZtrmm_64 is called in the older releases where its call differs */
+/* How cublasZtrmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_429[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25041,7 +25041,7 @@ static void test_cubind_cublas_sgemm_batched(void **cubind_state)
     }
 }
 
-/* How cublasSgemmBatched_64 is called in the older releases where its call differs */
+/* How cublasSgemmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_431[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25161,7 +25161,7 @@ static void test_cubind_cublas_dgemm_batched(void **cubind_state)
     }
 }
 
-/* How cublasDgemmBatched_64 is called in the older releases where its call differs */
+/* How cublasDgemmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_433[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25281,7 +25281,7 @@ static void test_cubind_cublas_cgemm_batched(void **cubind_state)
     }
 }
 
-/* How cublasCgemmBatched_64 is called in the older releases where its call differs */
+/* How cublasCgemmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_435[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25401,7 +25401,7 @@ static void test_cubind_cublas_cgemm3m_batched(void **cubind_state)
     }
 }
 
-/* How cublasCgemm3mBatched_64 is called in the older releases where its call differs */
+/* How cublasCgemm3mBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_437[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25521,7 +25521,7 @@ static void test_cubind_cublas_zgemm_batched(void **cubind_state)
     }
 }
 
-/* How cublasZgemmBatched_64 is called in the older releases where its call differs */
+/* How cublasZgemmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_439[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25659,7 +25659,7 @@ static void test_cubind_cublas_sgemm_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasSgemmStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasSgemmStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_441[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25815,7 +25815,7 @@ static void test_cubind_cublas_dgemm_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasDgemmStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasDgemmStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_443[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -25971,7 +25971,7 @@ static void test_cubind_cublas_cgemm_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasCgemmStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasCgemmStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_445[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26127,7 +26127,7 @@ static void test_cubind_cublas_cgemm3m_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasCgemm3mStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasCgemm3mStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_447[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26283,7 +26283,7 @@ static void test_cubind_cublas_zgemm_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasZgemmStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasZgemmStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_449[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26431,7 +26431,7 @@ static void test_cubind_cublas_gemm_batched_ex(void **cubind_state)
     }
 }
 
-/* How cublasGemmBatchedEx_64 is called in the older releases where its call differs */
+/* How cublasGemmBatchedEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_451[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26577,7 +26577,7 @@ static void test_cubind_cublas_gemm_strided_batched_ex(void **cubind_state)
     }
 }
 
-/* How cublasGemmStridedBatchedEx_64 is called in the older releases where its call differs */
+/* How cublasGemmStridedBatchedEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_453[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26659,7 +26659,7 @@ static void test_cubind_cublas_gemm_strided_batched_ex_64(void **cubind_state)
     }
 }
 
-/* How cublasSgemmGroupedBatched is called in the older releases where its call differs */
+/* How cublasSgemmGroupedBatched is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_454[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26727,7 +26727,7 @@ static void test_cubind_cublas_sgemm_grouped_batched(void **cubind_state)
     }
 }
 
-/* How cublasSgemmGroupedBatched_64 is called in the older releases where its call differs */
+/* How cublasSgemmGroupedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_455[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26795,7 +26795,7 @@ static void test_cubind_cublas_sgemm_grouped_batched_64(void **cubind_state)
     }
 }
 
-/* How cublasDgemmGroupedBatched is called in the older releases where its call differs */
+/* How cublasDgemmGroupedBatched is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_456[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26863,7 +26863,7 @@ static void test_cubind_cublas_dgemm_grouped_batched(void **cubind_state)
     }
 }
 
-/* How cublasDgemmGroupedBatched_64 is called in the older releases where its call differs */
+/* How cublasDgemmGroupedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_457[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26931,7 +26931,7 @@ static void test_cubind_cublas_dgemm_grouped_batched_64(void **cubind_state)
     }
 }
 
-/* How cublasGemmGroupedBatchedEx is called in the older releases where its call differs */
+/* How cublasGemmGroupedBatchedEx is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_458[] = {
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
@@ -27008,7 +27008,7 @@ static void test_cubind_cublas_gemm_grouped_batched_ex(void **cubind_state)
     }
 }
 
-/* How cublasGemmGroupedBatchedEx_64 is called in the older releases where its call differs */
+/* How cublasGemmGroupedBatchedEx_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_459[] = {
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
@@ -27147,7 +27147,7 @@ static void test_cubind_cublas_sgeam(void **cubind_state)
     }
 }
 
-/* How cublasSgeam_64 is called in the older releases where its call differs */
+/* How cublasSgeam_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_461[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -27283,7 +27283,7 @@ static void test_cubind_cublas_dgeam(void **cubind_state)
     }
 }
 
-/* How cublasDgeam_64 is called in the older releases where its call differs */
+/* How cublasDgeam_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_463[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -27419,7 +27419,7 @@ static void test_cubind_cublas_cgeam(void **cubind_state)
     }
 }
 
-/* How cublasCgeam_64 is called in the older releases where its call differs */
+/* How cublasCgeam_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_465[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -27555,7 +27555,7 @@ static void test_cubind_cublas_zgeam(void **cubind_state)
     }
 }
 
-/* How cublasZgeam_64 is called in the older releases where its call differs */
+/* How cublasZgeam_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_467[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -27679,7 +27679,7 @@ static void test_cubind_cublas_strsm_batched(void **cubind_state)
     }
 }
 
-/* How cublasStrsmBatched_64 is called in the older releases where its call differs */
+/* How cublasStrsmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_469[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -27791,7 +27791,7 @@ static void test_cubind_cublas_dtrsm_batched(void **cubind_state)
     }
 }
 
-/* How cublasDtrsmBatched_64 is called in the older releases where its call differs */
+/* How cublasDtrsmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_471[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -27903,7 +27903,7 @@ static void test_cubind_cublas_ctrsm_batched(void **cubind_state)
     }
 }
 
-/* How cublasCtrsmBatched_64 is called in the older releases where its call differs */
+/* How cublasCtrsmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_473[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -28015,7 +28015,7 @@ static void test_cubind_cublas_ztrsm_batched(void **cubind_state)
     }
 }
 
-/* How cublasZtrsmBatched_64 is called in the older releases where its call differs */
+/* How cublasZtrsmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_475[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -28133,7 +28133,7 @@ static void test_cubind_cublas_sdgmm(void **cubind_state)
     }
 }
 
-/* How cublasSdgmm_64 is called in the older releases where its call differs */
+/* How cublasSdgmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_477[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -28257,7 +28257,7 @@ static void test_cubind_cublas_ddgmm(void **cubind_state)
     }
 }
 
-/* How cublasDdgmm_64 is called in the older releases where its call differs */
+/* How cublasDdgmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_479[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -28381,7 +28381,7 @@ static void test_cubind_cublas_cdgmm(void **cubind_state)
     }
 }
 
-/* How cublasCdgmm_64 is called in the older releases where its call differs */
+/* How cublasCdgmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_481[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -28505,7 +28505,7 @@ static void test_cubind_cublas_zdgmm(void **cubind_state)
     }
 }
 
-/* How cublasZdgmm_64 is called in the older releases where its call differs */
+/* How cublasZdgmm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_483[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -30415,7 +30415,7 @@ static void test_cubind_cublas_hsh_gemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasHSHgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasHSHgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_518[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -30527,7 +30527,7 @@ static void test_cubind_cublas_hss_gemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasHSSgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasHSSgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_520[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -30639,7 +30639,7 @@ static void test_cubind_cublas_tst_gemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasTSTgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasTSTgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_522[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -30751,7 +30751,7 @@ static void test_cubind_cublas_tss_gemv_batched(void **cubind_state)
     }
 }
 
-/* How cublasTSSgemvBatched_64 is called in the older releases where its call differs */
+/* How cublasTSSgemvBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_524[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -30869,7 +30869,7 @@ static void test_cubind_cublas_hsh_gemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasHSHgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasHSHgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_526[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -31005,7 +31005,7 @@ static void test_cubind_cublas_hss_gemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasHSSgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasHSSgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_528[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -31141,7 +31141,7 @@ static void test_cubind_cublas_tst_gemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasTSTgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasTSTgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_530[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -31277,7 +31277,7 @@ static void test_cubind_cublas_tss_gemv_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasTSSgemvStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasTSSgemvStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_532[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -31409,7 +31409,7 @@ static void test_cubind_cublas_hgemm(void **cubind_state)
     }
 }
 
-/* How cublasHgemm_64 is called in the older releases where its call differs */
+/* How cublasHgemm_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_534[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -31527,7 +31527,7 @@ static void test_cubind_cublas_hgemm_batched(void **cubind_state)
     }
 }
 
-/* How cublasHgemmBatched_64 is called in the older releases where its call differs */
+/* How cublasHgemmBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_536[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -31653,7 +31653,7 @@ static void test_cubind_cublas_hgemm_strided_batched(void **cubind_state)
     }
 }
 
-/* How cublasHgemmStridedBatched_64 is called in the older releases where its call differs */
+/* How cublasHgemmStridedBatched_64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_538[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -35168,7 +35168,7 @@ const struct CMUnitTest cubind_passthrough_cublas[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_cublas_count = 591;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
 size_t cubind_passthrough_cublas_not_callable(void)
 {
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
@@ -35177,5 +35177,5 @@ size_t cubind_passthrough_cublas_not_callable(void)
         return 14;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
         return 247;
-    return 0;
+    return 0; /* the newest: what it removed */
 }

@@ -301,7 +301,7 @@ static void test_cubind_cublasLt_heuristics_cache_set_capacity(void **cubind_sta
     }
 }
 
-/* How cublasLtDisableCpuInstructionsSetMask is called in the older releases where its call differs */
+/* How cublasLtDisableCpuInstructionsSetMask is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_9[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1150,7 +1150,7 @@ static void test_cubind_cublasLt_matrix_transform_desc_get_attribute(void **cubi
     }
 }
 
-/* How cublasLtEmulationDescInit_internal is called in the older releases where its call differs */
+/* How cublasLtEmulationDescInit_internal is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_27[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1204,7 +1204,7 @@ static void test_cubind_cublasLt_emulation_desc_init_internal(void **cubind_stat
     }
 }
 
-/* How cublasLtEmulationDescCreate is called in the older releases where its call differs */
+/* How cublasLtEmulationDescCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_28[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1256,7 +1256,7 @@ static void test_cubind_cublasLt_emulation_desc_create(void **cubind_state)
     }
 }
 
-/* How cublasLtEmulationDescDestroy is called in the older releases where its call differs */
+/* How cublasLtEmulationDescDestroy is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_29[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1308,7 +1308,7 @@ static void test_cubind_cublasLt_emulation_desc_destroy(void **cubind_state)
     }
 }
 
-/* How cublasLtEmulationDescSetAttribute is called in the older releases where its call differs */
+/* How cublasLtEmulationDescSetAttribute is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_30[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1366,7 +1366,7 @@ static void test_cubind_cublasLt_emulation_desc_set_attribute(void **cubind_stat
     }
 }
 
-/* How cublasLtEmulationDescGetAttribute is called in the older releases where its call differs */
+/* How cublasLtEmulationDescGetAttribute is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_31[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1430,7 +1430,7 @@ static void test_cubind_cublasLt_emulation_desc_get_attribute(void **cubind_stat
     }
 }
 
-/* How cublasLtMatmulPreferenceInit_internal is called in the older releases where its call differs */
+/* How cublasLtMatmulPreferenceInit_internal is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_32[] = {
     {"11.8", CUBIND__RELEASE_REFUSED, "cublasLtMatmulPreferenceInit_internal"},
 };
@@ -2281,7 +2281,7 @@ const struct CMUnitTest cubind_passthrough_cublasLt[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_cublasLt_count = 51;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
 size_t cubind_passthrough_cublasLt_not_callable(void)
 {
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
@@ -2290,5 +2290,5 @@ size_t cubind_passthrough_cublasLt_not_callable(void)
         return 5;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
         return 7;
-    return 0;
+    return 0; /* the newest: what it removed */
 }

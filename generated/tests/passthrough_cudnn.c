@@ -10049,8 +10049,8 @@ const struct CMUnitTest cubind_passthrough_cudnn[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_cudnn_count = 221;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
 size_t cubind_passthrough_cudnn_not_callable(void)
 {
-    return 0;
+    return 0; /* the newest: what it removed */
 }

@@ -1555,7 +1555,7 @@ static void test_cubind_cufft_get_property(void **cubind_state)
     }
 }
 
-/* How cufftSetPlanPropertyInt64 is called in the older releases where its call differs */
+/* How cufftSetPlanPropertyInt64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_32[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1597,7 +1597,7 @@ static void test_cubind_cufft_set_plan_property_int64(void **cubind_state)
     }
 }
 
-/* How cufftGetPlanPropertyInt64 is called in the older releases where its call differs */
+/* How cufftGetPlanPropertyInt64 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_33[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1651,7 +1651,7 @@ static void test_cubind_cufft_get_plan_property_int64(void **cubind_state)
     }
 }
 
-/* How cufftResetPlanProperty is called in the older releases where its call differs */
+/* How cufftResetPlanProperty is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_34[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2301,7 +2301,7 @@ static void test_cubind_cufft_xt_set_callback_shared_size(void **cubind_state)
     }
 }
 
-/* How cufftXtSetJITCallback is called in the older releases where its call differs */
+/* How cufftXtSetJITCallback is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_50[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -2700,7 +2700,7 @@ const struct CMUnitTest cubind_passthrough_cufft[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_cufft_count = 57;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
 size_t cubind_passthrough_cufft_not_callable(void)
 {
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
@@ -2709,5 +2709,5 @@ size_t cubind_passthrough_cufft_not_callable(void)
         return 1;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
         return 4;
-    return 0;
+    return 0; /* the newest: what it removed */
 }

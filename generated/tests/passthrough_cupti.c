@@ -6356,8 +6356,8 @@ const struct CMUnitTest cubind_passthrough_cupti[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_cupti_count = 166;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
 size_t cubind_passthrough_cupti_not_callable(void)
 {
-    return 0;
+    return 0; /* the newest: what it removed */
 }

@@ -1177,7 +1177,7 @@ const struct CMUnitTest cubind_passthrough_curand[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_curand_count = 30;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
 size_t cubind_passthrough_curand_not_callable(void)
 {
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
@@ -1186,5 +1186,5 @@ size_t cubind_passthrough_curand_not_callable(void)
         return 0;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
         return 0;
-    return 0;
+    return 0; /* the newest: what it removed */
 }

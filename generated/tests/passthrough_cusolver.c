@@ -243,7 +243,7 @@ static void test_cubind_cusolverDn_get_stream(void **cubind_state)
     }
 }
 
-/* How cusolverDnSetDeterministicMode is called in the older releases where its call differs */
+/* How cusolverDnSetDeterministicMode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_6[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -283,7 +283,7 @@ static void test_cubind_cusolverDn_set_deterministic_mode(void **cubind_state)
     }
 }
 
-/* How cusolverDnGetDeterministicMode is called in the older releases where its call differs */
+/* How cusolverDnGetDeterministicMode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_7[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -335,7 +335,7 @@ static void test_cubind_cusolverDn_get_deterministic_mode(void **cubind_state)
     }
 }
 
-/* How cusolverDnSetMathMode is called in the older releases where its call differs */
+/* How cusolverDnSetMathMode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_8[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -377,7 +377,7 @@ static void test_cubind_cusolverDn_set_math_mode(void **cubind_state)
     }
 }
 
-/* How cusolverDnGetMathMode is called in the older releases where its call differs */
+/* How cusolverDnGetMathMode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_9[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -431,7 +431,7 @@ static void test_cubind_cusolverDn_get_math_mode(void **cubind_state)
     }
 }
 
-/* How cusolverDnSetEmulationStrategy is called in the older releases where its call differs */
+/* How cusolverDnSetEmulationStrategy is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_10[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -473,7 +473,7 @@ static void test_cubind_cusolverDn_set_emulation_strategy(void **cubind_state)
     }
 }
 
-/* How cusolverDnGetEmulationStrategy is called in the older releases where its call differs */
+/* How cusolverDnGetEmulationStrategy is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_11[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -22649,7 +22649,7 @@ static void test_cubind_cusolverDn_xsyevd(void **cubind_state)
     }
 }
 
-/* How cusolverDnXsyevBatched_bufferSize is called in the older releases where its call differs */
+/* How cusolverDnXsyevBatched_bufferSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_359[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -22731,7 +22731,7 @@ static void test_cubind_cusolverDn_xsyev_batched_buffer_size(void **cubind_state
     }
 }
 
-/* How cusolverDnXsyevBatched is called in the older releases where its call differs */
+/* How cusolverDnXsyevBatched is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_360[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -22981,7 +22981,7 @@ static void test_cubind_cusolverDn_xsyevdx(void **cubind_state)
     }
 }
 
-/* How cusolverDnXgeev_bufferSize is called in the older releases where its call differs */
+/* How cusolverDnXgeev_bufferSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_363[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -23073,7 +23073,7 @@ static void test_cubind_cusolverDn_xgeev_buffer_size(void **cubind_state)
     }
 }
 
-/* How cusolverDnXgeev is called in the older releases where its call differs */
+/* How cusolverDnXgeev is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_364[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -23671,7 +23671,7 @@ static void test_cubind_cusolverDn_xgesvdr(void **cubind_state)
     }
 }
 
-/* How cusolverDnXlarft_bufferSize is called in the older releases where its call differs */
+/* How cusolverDnXlarft_bufferSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_371[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23757,7 +23757,7 @@ static void test_cubind_cusolverDn_xlarft_buffer_size(void **cubind_state)
     }
 }
 
-/* How cusolverDnXlarft is called in the older releases where its call differs */
+/* How cusolverDnXlarft is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_372[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -35057,7 +35057,7 @@ const struct CMUnitTest cubind_passthrough_cusolver[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_cusolver_count = 578;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
 size_t cubind_passthrough_cusolver_not_callable(void)
 {
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
@@ -35066,5 +35066,5 @@ size_t cubind_passthrough_cusolver_not_callable(void)
         return 8;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
         return 12;
-    return 0;
+    return 0; /* the newest: what it removed */
 }

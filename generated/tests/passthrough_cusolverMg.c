@@ -1161,7 +1161,7 @@ const struct CMUnitTest cubind_passthrough_cusolverMg[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_cusolverMg_count = 20;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
 size_t cubind_passthrough_cusolverMg_not_callable(void)
 {
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
@@ -1170,5 +1170,5 @@ size_t cubind_passthrough_cusolverMg_not_callable(void)
         return 0;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
         return 0;
-    return 0;
+    return 0; /* the newest: what it removed */
 }

@@ -19489,7 +19489,7 @@ static void test_cubind_cusparse_create_sp_vec(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstSpVec is called in the older releases where its call differs */
+/* How cusparseCreateConstSpVec is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_340[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19655,7 +19655,7 @@ static void test_cubind_cusparse_sp_vec_get(void **cubind_state)
     }
 }
 
-/* How cusparseConstSpVecGet is called in the older releases where its call differs */
+/* How cusparseConstSpVecGet is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_343[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19823,7 +19823,7 @@ static void test_cubind_cusparse_sp_vec_get_values(void **cubind_state)
     }
 }
 
-/* How cusparseConstSpVecGetValues is called in the older releases where its call differs */
+/* How cusparseConstSpVecGetValues is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_346[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -19947,7 +19947,7 @@ static void test_cubind_cusparse_create_dn_vec(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstDnVec is called in the older releases where its call differs */
+/* How cusparseCreateConstDnVec is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_349[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20081,7 +20081,7 @@ static void test_cubind_cusparse_dn_vec_get(void **cubind_state)
     }
 }
 
-/* How cusparseConstDnVecGet is called in the older releases where its call differs */
+/* How cusparseConstDnVecGet is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_352[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20185,7 +20185,7 @@ static void test_cubind_cusparse_dn_vec_get_values(void **cubind_state)
     }
 }
 
-/* How cusparseConstDnVecGetValues is called in the older releases where its call differs */
+/* How cusparseConstDnVecGetValues is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_354[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20411,7 +20411,7 @@ static void test_cubind_cusparse_sp_mat_get_values(void **cubind_state)
     }
 }
 
-/* How cusparseConstSpMatGetValues is called in the older releases where its call differs */
+/* How cusparseConstSpMatGetValues is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_360[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20645,7 +20645,7 @@ static void test_cubind_cusparse_csr_set_strided_batch(void **cubind_state)
     }
 }
 
-/* How cusparseBsrSetStridedBatch is called in the older releases where its call differs */
+/* How cusparseBsrSetStridedBatch is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_366[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20813,7 +20813,7 @@ static void test_cubind_cusparse_create_csr(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstCsr is called in the older releases where its call differs */
+/* How cusparseCreateConstCsr is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_370[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -20941,7 +20941,7 @@ static void test_cubind_cusparse_create_csc(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstCsc is called in the older releases where its call differs */
+/* How cusparseCreateConstCsc is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_372[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21105,7 +21105,7 @@ static void test_cubind_cusparse_csr_get(void **cubind_state)
     }
 }
 
-/* How cusparseConstCsrGet is called in the older releases where its call differs */
+/* How cusparseConstCsrGet is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_374[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21305,7 +21305,7 @@ static void test_cubind_cusparse_csc_get(void **cubind_state)
     }
 }
 
-/* How cusparseConstCscGet is called in the older releases where its call differs */
+/* How cusparseConstCscGet is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_376[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21475,7 +21475,7 @@ static void test_cubind_cusparse_csc_set_pointers(void **cubind_state)
     }
 }
 
-/* How cusparseCreateBsr is called in the older releases where its call differs */
+/* How cusparseCreateBsr is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_379[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21551,7 +21551,7 @@ static void test_cubind_cusparse_create_bsr(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstBsr is called in the older releases where its call differs */
+/* How cusparseCreateConstBsr is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_380[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21683,7 +21683,7 @@ static void test_cubind_cusparse_create_coo(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstCoo is called in the older releases where its call differs */
+/* How cusparseCreateConstCoo is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_382[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -21839,7 +21839,7 @@ static void test_cubind_cusparse_coo_get(void **cubind_state)
     }
 }
 
-/* How cusparseConstCooGet is called in the older releases where its call differs */
+/* How cusparseConstCooGet is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_384[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22027,7 +22027,7 @@ static void test_cubind_cusparse_create_blocked_ell(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstBlockedEll is called in the older releases where its call differs */
+/* How cusparseCreateConstBlockedEll is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_387[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22183,7 +22183,7 @@ static void test_cubind_cusparse_blocked_ell_get(void **cubind_state)
     }
 }
 
-/* How cusparseConstBlockedEllGet is called in the older releases where its call differs */
+/* How cusparseConstBlockedEllGet is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_389[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22283,7 +22283,7 @@ static void test_cubind_cusparse_const_blocked_ell_get(void **cubind_state)
     }
 }
 
-/* How cusparseCreateSlicedEll is called in the older releases where its call differs */
+/* How cusparseCreateSlicedEll is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_390[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22357,7 +22357,7 @@ static void test_cubind_cusparse_create_sliced_ell(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstSlicedEll is called in the older releases where its call differs */
+/* How cusparseCreateConstSlicedEll is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_391[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22481,7 +22481,7 @@ static void test_cubind_cusparse_create_dn_mat(void **cubind_state)
     }
 }
 
-/* How cusparseCreateConstDnMat is called in the older releases where its call differs */
+/* How cusparseCreateConstDnMat is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_393[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22639,7 +22639,7 @@ static void test_cubind_cusparse_dn_mat_get(void **cubind_state)
     }
 }
 
-/* How cusparseConstDnMatGet is called in the older releases where its call differs */
+/* How cusparseConstDnMatGet is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_396[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -22761,7 +22761,7 @@ static void test_cubind_cusparse_dn_mat_get_values(void **cubind_state)
     }
 }
 
-/* How cusparseConstDnMatGetValues is called in the older releases where its call differs */
+/* How cusparseConstDnMatGetValues is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_398[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23427,7 +23427,7 @@ static void test_cubind_cusparse_sp_mv_buffer_size(void **cubind_state)
     }
 }
 
-/* How cusparseSpMV_preprocess is called in the older releases where its call differs */
+/* How cusparseSpMV_preprocess is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_415[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23689,7 +23689,7 @@ static void test_cubind_cusparse_sp_sv_solve(void **cubind_state)
     }
 }
 
-/* How cusparseSpSV_updateMatrix is called in the older releases where its call differs */
+/* How cusparseSpSV_updateMatrix is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_421[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -23945,7 +23945,7 @@ static void test_cubind_cusparse_sp_sm_solve(void **cubind_state)
     }
 }
 
-/* How cusparseSpSM_updateMatrix is called in the older releases where its call differs */
+/* How cusparseSpSM_updateMatrix is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_427[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24265,7 +24265,7 @@ static void test_cubind_cusparse_sp_gemm_work_estimation(void **cubind_state)
     }
 }
 
-/* How cusparseSpGEMM_getNumProducts is called in the older releases where its call differs */
+/* How cusparseSpGEMM_getNumProducts is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_434[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -24317,7 +24317,7 @@ static void test_cubind_cusparse_sp_gemm_get_num_products(void **cubind_state)
     }
 }
 
-/* How cusparseSpGEMM_estimateMemory is called in the older releases where its call differs */
+/* How cusparseSpGEMM_estimateMemory is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_435[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -26232,7 +26232,7 @@ const struct CMUnitTest cubind_passthrough_cusparse[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_cusparse_count = 461;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
 size_t cubind_passthrough_cusparse_not_callable(void)
 {
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
@@ -26241,5 +26241,5 @@ size_t cubind_passthrough_cusparse_not_callable(void)
         return 0;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
         return 28;
-    return 0;
+    return 0; /* the newest: what it removed */
 }

@@ -510,7 +510,7 @@ static void test_cubind_driver_device_get_attribute(void **cubind_state)
     }
 }
 
-/* How cuDeviceGetHostAtomicCapabilities is called in the older releases where its call differs */
+/* How cuDeviceGetHostAtomicCapabilities is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_12[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1028,7 +1028,7 @@ static void test_cubind_driver_device_primary_ctx_reset(void **cubind_state)
     }
 }
 
-/* How cuCtxCreate is called in the older releases where its call differs */
+/* How cuCtxCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_26[] = {
     {"12.4", CUBIND_TEST_SEMANTIC, "cuCtxCreate_v2"},
     {"11.8", CUBIND_TEST_SEMANTIC, "cuCtxCreate_v2"},
@@ -1283,7 +1283,7 @@ static void test_cubind_driver_ctx_get_device(void **cubind_state)
     }
 }
 
-/* How cuCtxGetDevice_v2 is called in the older releases where its call differs */
+/* How cuCtxGetDevice_v2 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_33[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1375,7 +1375,7 @@ static void test_cubind_driver_ctx_get_flags(void **cubind_state)
     }
 }
 
-/* How cuCtxSetFlags is called in the older releases where its call differs */
+/* How cuCtxSetFlags is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_35[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1413,7 +1413,7 @@ static void test_cubind_driver_ctx_set_flags(void **cubind_state)
     }
 }
 
-/* How cuCtxGetId is called in the older releases where its call differs */
+/* How cuCtxGetId is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_36[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1489,7 +1489,7 @@ static void test_cubind_driver_ctx_synchronize(void **cubind_state)
     }
 }
 
-/* How cuCtxSynchronize_v2 is called in the older releases where its call differs */
+/* How cuCtxSynchronize_v2 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_38[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1809,7 +1809,7 @@ static void test_cubind_driver_ctx_get_exec_affinity(void **cubind_state)
     }
 }
 
-/* How cuCtxRecordEvent is called in the older releases where its call differs */
+/* How cuCtxRecordEvent is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_47[] = {
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
@@ -1850,7 +1850,7 @@ static void test_cubind_driver_ctx_record_event(void **cubind_state)
     }
 }
 
-/* How cuCtxWaitEvent is called in the older releases where its call differs */
+/* How cuCtxWaitEvent is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_48[] = {
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
@@ -2301,7 +2301,7 @@ static void test_cubind_driver_module_get_function(void **cubind_state)
     }
 }
 
-/* How cuModuleGetFunctionCount is called in the older releases where its call differs */
+/* How cuModuleGetFunctionCount is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_60[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2353,7 +2353,7 @@ static void test_cubind_driver_module_get_function_count(void **cubind_state)
     }
 }
 
-/* How cuModuleEnumerateFunctions is called in the older releases where its call differs */
+/* How cuModuleEnumerateFunctions is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_61[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2771,7 +2771,7 @@ static void test_cubind_driver_module_get_surf_ref(void **cubind_state)
     }
 }
 
-/* How cuLibraryLoadData is called in the older releases where its call differs */
+/* How cuLibraryLoadData is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_70[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2851,7 +2851,7 @@ static void test_cubind_driver_library_load_data(void **cubind_state)
     }
 }
 
-/* How cuLibraryLoadFromFile is called in the older releases where its call differs */
+/* How cuLibraryLoadFromFile is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_71[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2931,7 +2931,7 @@ static void test_cubind_driver_library_load_from_file(void **cubind_state)
     }
 }
 
-/* How cuLibraryUnload is called in the older releases where its call differs */
+/* How cuLibraryUnload is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_72[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2969,7 +2969,7 @@ static void test_cubind_driver_library_unload(void **cubind_state)
     }
 }
 
-/* How cuLibraryGetKernel is called in the older releases where its call differs */
+/* How cuLibraryGetKernel is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_73[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3023,7 +3023,7 @@ static void test_cubind_driver_library_get_kernel(void **cubind_state)
     }
 }
 
-/* How cuLibraryGetKernelCount is called in the older releases where its call differs */
+/* How cuLibraryGetKernelCount is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_74[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3075,7 +3075,7 @@ static void test_cubind_driver_library_get_kernel_count(void **cubind_state)
     }
 }
 
-/* How cuLibraryEnumerateKernels is called in the older releases where its call differs */
+/* How cuLibraryEnumerateKernels is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_75[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3129,7 +3129,7 @@ static void test_cubind_driver_library_enumerate_kernels(void **cubind_state)
     }
 }
 
-/* How cuLibraryGetModule is called in the older releases where its call differs */
+/* How cuLibraryGetModule is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_76[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3181,7 +3181,7 @@ static void test_cubind_driver_library_get_module(void **cubind_state)
     }
 }
 
-/* How cuKernelGetFunction is called in the older releases where its call differs */
+/* How cuKernelGetFunction is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_77[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3233,7 +3233,7 @@ static void test_cubind_driver_kernel_get_function(void **cubind_state)
     }
 }
 
-/* How cuKernelGetLibrary is called in the older releases where its call differs */
+/* How cuKernelGetLibrary is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_78[] = {
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
@@ -3286,7 +3286,7 @@ static void test_cubind_driver_kernel_get_library(void **cubind_state)
     }
 }
 
-/* How cuLibraryGetGlobal is called in the older releases where its call differs */
+/* How cuLibraryGetGlobal is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_79[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3346,7 +3346,7 @@ static void test_cubind_driver_library_get_global(void **cubind_state)
     }
 }
 
-/* How cuLibraryGetManaged is called in the older releases where its call differs */
+/* How cuLibraryGetManaged is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_80[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3406,7 +3406,7 @@ static void test_cubind_driver_library_get_managed(void **cubind_state)
     }
 }
 
-/* How cuLibraryGetUnifiedFunction is called in the older releases where its call differs */
+/* How cuLibraryGetUnifiedFunction is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_81[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3460,7 +3460,7 @@ static void test_cubind_driver_library_get_unified_function(void **cubind_state)
     }
 }
 
-/* How cuKernelGetAttribute is called in the older releases where its call differs */
+/* How cuKernelGetAttribute is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_82[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3516,7 +3516,7 @@ static void test_cubind_driver_kernel_get_attribute(void **cubind_state)
     }
 }
 
-/* How cuKernelSetAttribute is called in the older releases where its call differs */
+/* How cuKernelSetAttribute is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_83[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3560,7 +3560,7 @@ static void test_cubind_driver_kernel_set_attribute(void **cubind_state)
     }
 }
 
-/* How cuKernelSetCacheConfig is called in the older releases where its call differs */
+/* How cuKernelSetCacheConfig is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_84[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3602,7 +3602,7 @@ static void test_cubind_driver_kernel_set_cache_config(void **cubind_state)
     }
 }
 
-/* How cuKernelGetName is called in the older releases where its call differs */
+/* How cuKernelGetName is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_85[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3654,7 +3654,7 @@ static void test_cubind_driver_kernel_get_name(void **cubind_state)
     }
 }
 
-/* How cuKernelGetParamInfo is called in the older releases where its call differs */
+/* How cuKernelGetParamInfo is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_86[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4152,7 +4152,7 @@ static void test_cubind_driver_mem_alloc_managed(void **cubind_state)
     }
 }
 
-/* How cuDeviceRegisterAsyncNotification is called in the older releases where its call differs */
+/* How cuDeviceRegisterAsyncNotification is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_98[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -4208,7 +4208,7 @@ static void test_cubind_driver_device_register_async_notification(void **cubind_
     }
 }
 
-/* How cuDeviceUnregisterAsyncNotification is called in the older releases where its call differs */
+/* How cuDeviceUnregisterAsyncNotification is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_99[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5312,7 +5312,7 @@ static void test_cubind_driver_memcpy3_d_peer_async(void **cubind_state)
     }
 }
 
-/* How cuMemcpyBatchAsync is called in the older releases where its call differs */
+/* How cuMemcpyBatchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_133[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -5394,7 +5394,7 @@ static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
     }
 }
 
-/* How cuMemcpy3DBatchAsync is called in the older releases where its call differs */
+/* How cuMemcpy3DBatchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_134[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -6384,7 +6384,7 @@ static void test_cubind_driver_mem_get_handle_for_address_range(void **cubind_st
     }
 }
 
-/* How cuMemBatchDecompressAsync is called in the older releases where its call differs */
+/* How cuMemBatchDecompressAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_161[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -7200,7 +7200,7 @@ static void test_cubind_driver_mem_pool_get_access(void **cubind_state)
     }
 }
 
-/* How cuMemPoolCreate is called in the older releases where its call differs */
+/* How cuMemPoolCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_183[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cuMemPoolCreate"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cuMemPoolCreate"},
@@ -7294,7 +7294,7 @@ static void test_cubind_driver_mem_pool_destroy(void **cubind_state)
     }
 }
 
-/* How cuMemGetDefaultMemPool is called in the older releases where its call differs */
+/* How cuMemGetDefaultMemPool is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_185[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -7354,7 +7354,7 @@ static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
     }
 }
 
-/* How cuMemGetMemPool is called in the older releases where its call differs */
+/* How cuMemGetMemPool is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_186[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -7414,7 +7414,7 @@ static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
     }
 }
 
-/* How cuMemSetMemPool is called in the older releases where its call differs */
+/* How cuMemSetMemPool is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_187[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -7676,7 +7676,7 @@ static void test_cubind_driver_mem_pool_import_pointer(void **cubind_state)
     }
 }
 
-/* How cuMulticastCreate is called in the older releases where its call differs */
+/* How cuMulticastCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_193[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7728,7 +7728,7 @@ static void test_cubind_driver_multicast_create(void **cubind_state)
     }
 }
 
-/* How cuMulticastAddDevice is called in the older releases where its call differs */
+/* How cuMulticastAddDevice is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_194[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7768,7 +7768,7 @@ static void test_cubind_driver_multicast_add_device(void **cubind_state)
     }
 }
 
-/* How cuMulticastBindMem is called in the older releases where its call differs */
+/* How cuMulticastBindMem is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_195[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7816,7 +7816,7 @@ static void test_cubind_driver_multicast_bind_mem(void **cubind_state)
     }
 }
 
-/* How cuMulticastBindAddr is called in the older releases where its call differs */
+/* How cuMulticastBindAddr is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_196[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7862,7 +7862,7 @@ static void test_cubind_driver_multicast_bind_addr(void **cubind_state)
     }
 }
 
-/* How cuMulticastUnbind is called in the older releases where its call differs */
+/* How cuMulticastUnbind is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_197[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7906,7 +7906,7 @@ static void test_cubind_driver_multicast_unbind(void **cubind_state)
     }
 }
 
-/* How cuMulticastGetGranularity is called in the older releases where its call differs */
+/* How cuMulticastGetGranularity is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_198[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -7990,7 +7990,7 @@ static void test_cubind_driver_pointer_get_attribute(void **cubind_state)
     }
 }
 
-/* How cuMemPrefetchAsync is called in the older releases where its call differs */
+/* How cuMemPrefetchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_200[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuMemPrefetchAsync"},
 };
@@ -8039,7 +8039,7 @@ static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
     }
 }
 
-/* How cuMemAdvise is called in the older releases where its call differs */
+/* How cuMemAdvise is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_201[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuMemAdvise"},
 };
@@ -8086,7 +8086,7 @@ static void test_cubind_driver_mem_advise(void **cubind_state)
     }
 }
 
-/* How cuMemPrefetchBatchAsync is called in the older releases where its call differs */
+/* How cuMemPrefetchBatchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_202[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -8164,7 +8164,7 @@ static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
     }
 }
 
-/* How cuMemDiscardBatchAsync is called in the older releases where its call differs */
+/* How cuMemDiscardBatchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_203[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -8228,7 +8228,7 @@ static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
     }
 }
 
-/* How cuMemDiscardAndPrefetchBatchAsync is called in the older releases where its call differs */
+/* How cuMemDiscardAndPrefetchBatchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_204[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -8596,7 +8596,7 @@ static void test_cubind_driver_stream_get_priority(void **cubind_state)
     }
 }
 
-/* How cuStreamGetDevice is called in the older releases where its call differs */
+/* How cuStreamGetDevice is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_212[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -8690,7 +8690,7 @@ static void test_cubind_driver_stream_get_flags(void **cubind_state)
     }
 }
 
-/* How cuStreamGetId is called in the older releases where its call differs */
+/* How cuStreamGetId is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_214[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -8782,7 +8782,7 @@ static void test_cubind_driver_stream_get_ctx(void **cubind_state)
     }
 }
 
-/* How cuStreamGetCtx_v2 is called in the older releases where its call differs */
+/* How cuStreamGetCtx_v2 is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_216[] = {
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
@@ -8931,7 +8931,7 @@ static void test_cubind_driver_stream_begin_capture(void **cubind_state)
     }
 }
 
-/* How cuStreamBeginCaptureToGraph is called in the older releases where its call differs */
+/* How cuStreamBeginCaptureToGraph is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_220[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -9097,7 +9097,7 @@ static void test_cubind_driver_stream_is_capturing(void **cubind_state)
     }
 }
 
-/* How cuStreamGetCaptureInfo is called in the older releases where its call differs */
+/* How cuStreamGetCaptureInfo is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_224[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuStreamGetCaptureInfo_v2"},
 };
@@ -9181,7 +9181,7 @@ static void test_cubind_driver_stream_get_capture_info(void **cubind_state)
     }
 }
 
-/* How cuStreamUpdateCaptureDependencies is called in the older releases where its call differs */
+/* How cuStreamUpdateCaptureDependencies is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_225[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuStreamUpdateCaptureDependencies"},
 };
@@ -9627,7 +9627,7 @@ static void test_cubind_driver_event_destroy(void **cubind_state)
     }
 }
 
-/* How cuEventElapsedTime is called in the older releases where its call differs */
+/* How cuEventElapsedTime is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_239[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "cuEventElapsedTime"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "cuEventElapsedTime"},
@@ -10275,7 +10275,7 @@ static void test_cubind_driver_func_get_module(void **cubind_state)
     }
 }
 
-/* How cuFuncGetName is called in the older releases where its call differs */
+/* How cuFuncGetName is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_257[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10327,7 +10327,7 @@ static void test_cubind_driver_func_get_name(void **cubind_state)
     }
 }
 
-/* How cuFuncGetParamInfo is called in the older releases where its call differs */
+/* How cuFuncGetParamInfo is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_258[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10387,7 +10387,7 @@ static void test_cubind_driver_func_get_param_info(void **cubind_state)
     }
 }
 
-/* How cuFuncIsLoaded is called in the older releases where its call differs */
+/* How cuFuncIsLoaded is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_259[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -10439,7 +10439,7 @@ static void test_cubind_driver_func_is_loaded(void **cubind_state)
     }
 }
 
-/* How cuFuncLoad is called in the older releases where its call differs */
+/* How cuFuncLoad is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_260[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11081,7 +11081,7 @@ static void test_cubind_driver_graph_create(void **cubind_state)
     }
 }
 
-/* How cuGraphAddKernelNode is called in the older releases where its call differs */
+/* How cuGraphAddKernelNode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_278[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphAddKernelNode"},
 };
@@ -11141,7 +11141,7 @@ static void test_cubind_driver_graph_add_kernel_node(void **cubind_state)
     }
 }
 
-/* How cuGraphKernelNodeGetParams is called in the older releases where its call differs */
+/* How cuGraphKernelNodeGetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_279[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphKernelNodeGetParams"},
 };
@@ -11195,7 +11195,7 @@ static void test_cubind_driver_graph_kernel_node_get_params(void **cubind_state)
     }
 }
 
-/* How cuGraphKernelNodeSetParams is called in the older releases where its call differs */
+/* How cuGraphKernelNodeSetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_280[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphKernelNodeSetParams"},
 };
@@ -12169,7 +12169,7 @@ static void test_cubind_driver_graph_external_semaphores_wait_node_set_params(vo
     }
 }
 
-/* How cuGraphAddBatchMemOpNode is called in the older releases where its call differs */
+/* How cuGraphAddBatchMemOpNode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_305[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphAddBatchMemOpNode"},
 };
@@ -12229,7 +12229,7 @@ static void test_cubind_driver_graph_add_batch_mem_op_node(void **cubind_state)
     }
 }
 
-/* How cuGraphBatchMemOpNodeGetParams is called in the older releases where its call differs */
+/* How cuGraphBatchMemOpNodeGetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_306[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphBatchMemOpNodeGetParams"},
 };
@@ -12283,7 +12283,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_get_params(void **cubind_
     }
 }
 
-/* How cuGraphBatchMemOpNodeSetParams is called in the older releases where its call differs */
+/* How cuGraphBatchMemOpNodeSetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_307[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphBatchMemOpNodeSetParams"},
 };
@@ -12325,7 +12325,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_set_params(void **cubind_
     }
 }
 
-/* How cuGraphExecBatchMemOpNodeSetParams is called in the older releases where its call differs */
+/* How cuGraphExecBatchMemOpNodeSetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_308[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphExecBatchMemOpNodeSetParams"},
 };
@@ -12369,7 +12369,7 @@ static void test_cubind_driver_graph_exec_batch_mem_op_node_set_params(void **cu
     }
 }
 
-/* How cuGraphAddMemAllocNode is called in the older releases where its call differs */
+/* How cuGraphAddMemAllocNode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_309[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cuGraphAddMemAllocNode"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cuGraphAddMemAllocNode"},
@@ -12445,7 +12445,7 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
     }
 }
 
-/* How cuGraphMemAllocNodeGetParams is called in the older releases where its call differs */
+/* How cuGraphMemAllocNodeGetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_310[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cuGraphMemAllocNodeGetParams"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cuGraphMemAllocNodeGetParams"},
@@ -12897,7 +12897,7 @@ static void test_cubind_driver_graph_get_root_nodes(void **cubind_state)
     }
 }
 
-/* How cuGraphGetEdges is called in the older releases where its call differs */
+/* How cuGraphGetEdges is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_321[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphGetEdges"},
 };
@@ -12969,7 +12969,7 @@ static void test_cubind_driver_graph_get_edges(void **cubind_state)
     }
 }
 
-/* How cuGraphNodeGetDependencies is called in the older releases where its call differs */
+/* How cuGraphNodeGetDependencies is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_322[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphNodeGetDependencies"},
 };
@@ -13035,7 +13035,7 @@ static void test_cubind_driver_graph_node_get_dependencies(void **cubind_state)
     }
 }
 
-/* How cuGraphNodeGetDependentNodes is called in the older releases where its call differs */
+/* How cuGraphNodeGetDependentNodes is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_323[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphNodeGetDependentNodes"},
 };
@@ -13101,7 +13101,7 @@ static void test_cubind_driver_graph_node_get_dependent_nodes(void **cubind_stat
     }
 }
 
-/* How cuGraphAddDependencies is called in the older releases where its call differs */
+/* How cuGraphAddDependencies is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_324[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphAddDependencies"},
 };
@@ -13149,7 +13149,7 @@ static void test_cubind_driver_graph_add_dependencies(void **cubind_state)
     }
 }
 
-/* How cuGraphRemoveDependencies is called in the older releases where its call differs */
+/* How cuGraphRemoveDependencies is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_325[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphRemoveDependencies"},
 };
@@ -13265,7 +13265,7 @@ static void test_cubind_driver_graph_instantiate(void **cubind_state)
     }
 }
 
-/* How cuGraphInstantiateWithParams is called in the older releases where its call differs */
+/* How cuGraphInstantiateWithParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_328[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13323,7 +13323,7 @@ static void test_cubind_driver_graph_instantiate_with_params(void **cubind_state
     }
 }
 
-/* How cuGraphExecGetFlags is called in the older releases where its call differs */
+/* How cuGraphExecGetFlags is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_329[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13375,7 +13375,7 @@ static void test_cubind_driver_graph_exec_get_flags(void **cubind_state)
     }
 }
 
-/* How cuGraphExecKernelNodeSetParams is called in the older releases where its call differs */
+/* How cuGraphExecKernelNodeSetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_330[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphExecKernelNodeSetParams"},
 };
@@ -13843,7 +13843,7 @@ static void test_cubind_driver_graph_destroy(void **cubind_state)
     }
 }
 
-/* How cuGraphExecUpdate is called in the older releases where its call differs */
+/* How cuGraphExecUpdate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_345[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGraphExecUpdate"},
 };
@@ -14193,7 +14193,7 @@ static void test_cubind_driver_graph_release_user_object(void **cubind_state)
     }
 }
 
-/* How cuGraphAddNode is called in the older releases where its call differs */
+/* How cuGraphAddNode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_355[] = {
     {"12.5", CUBIND_TEST_SEMANTIC, "cuGraphAddNode_v2"},
     {"12.4", CUBIND_TEST_SEMANTIC, "cuGraphAddNode_v2"},
@@ -14261,7 +14261,7 @@ static void test_cubind_driver_graph_add_node(void **cubind_state)
     }
 }
 
-/* How cuGraphNodeSetParams is called in the older releases where its call differs */
+/* How cuGraphNodeSetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_356[] = {
     {"12.5", CUBIND_TEST_SEMANTIC, "cuGraphNodeSetParams"},
     {"12.4", CUBIND_TEST_SEMANTIC, "cuGraphNodeSetParams"},
@@ -14317,7 +14317,7 @@ static void test_cubind_driver_graph_node_set_params(void **cubind_state)
     }
 }
 
-/* How cuGraphExecNodeSetParams is called in the older releases where its call differs */
+/* How cuGraphExecNodeSetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_357[] = {
     {"12.5", CUBIND_TEST_SEMANTIC, "cuGraphExecNodeSetParams"},
     {"12.4", CUBIND_TEST_SEMANTIC, "cuGraphExecNodeSetParams"},
@@ -14375,7 +14375,7 @@ static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
     }
 }
 
-/* How cuGraphConditionalHandleCreate is called in the older releases where its call differs */
+/* How cuGraphConditionalHandleCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_358[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16087,7 +16087,7 @@ static void test_cubind_driver_surf_object_get_resource_desc(void **cubind_state
     }
 }
 
-/* How cuTensorMapEncodeTiled is called in the older releases where its call differs */
+/* How cuTensorMapEncodeTiled is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_403[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16159,7 +16159,7 @@ static void test_cubind_driver_tensor_map_encode_tiled(void **cubind_state)
     }
 }
 
-/* How cuTensorMapEncodeIm2col is called in the older releases where its call differs */
+/* How cuTensorMapEncodeIm2col is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_404[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16237,7 +16237,7 @@ static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
     }
 }
 
-/* How cuTensorMapEncodeIm2colWide is called in the older releases where its call differs */
+/* How cuTensorMapEncodeIm2colWide is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_405[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -16319,7 +16319,7 @@ static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state
     }
 }
 
-/* How cuTensorMapReplaceAddress is called in the older releases where its call differs */
+/* How cuTensorMapReplaceAddress is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_406[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16511,7 +16511,7 @@ static void test_cubind_driver_device_get_p2p_attribute(void **cubind_state)
     }
 }
 
-/* How cuDeviceGetP2PAtomicCapabilities is called in the older releases where its call differs */
+/* How cuDeviceGetP2PAtomicCapabilities is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_411[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -16839,7 +16839,7 @@ static void test_cubind_driver_graphics_unmap_resources(void **cubind_state)
     }
 }
 
-/* How cuGetProcAddress is called in the older releases where its call differs */
+/* How cuGetProcAddress is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_419[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cuGetProcAddress"},
 };
@@ -16903,7 +16903,7 @@ static void test_cubind_driver_get_proc_address(void **cubind_state)
     }
 }
 
-/* How cuCoredumpGetAttribute is called in the older releases where its call differs */
+/* How cuCoredumpGetAttribute is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_420[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -16957,7 +16957,7 @@ static void test_cubind_driver_coredump_get_attribute(void **cubind_state)
     }
 }
 
-/* How cuCoredumpGetAttributeGlobal is called in the older releases where its call differs */
+/* How cuCoredumpGetAttributeGlobal is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_421[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17011,7 +17011,7 @@ static void test_cubind_driver_coredump_get_attribute_global(void **cubind_state
     }
 }
 
-/* How cuCoredumpSetAttribute is called in the older releases where its call differs */
+/* How cuCoredumpSetAttribute is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_422[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17065,7 +17065,7 @@ static void test_cubind_driver_coredump_set_attribute(void **cubind_state)
     }
 }
 
-/* How cuCoredumpSetAttributeGlobal is called in the older releases where its call differs */
+/* How cuCoredumpSetAttributeGlobal is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_423[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17159,7 +17159,7 @@ static void test_cubind_driver_get_export_table(void **cubind_state)
     }
 }
 
-/* How cuGreenCtxCreate is called in the older releases where its call differs */
+/* How cuGreenCtxCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_425[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17215,7 +17215,7 @@ static void test_cubind_driver_green_ctx_create(void **cubind_state)
     }
 }
 
-/* How cuGreenCtxDestroy is called in the older releases where its call differs */
+/* How cuGreenCtxDestroy is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_426[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17253,7 +17253,7 @@ static void test_cubind_driver_green_ctx_destroy(void **cubind_state)
     }
 }
 
-/* How cuCtxFromGreenCtx is called in the older releases where its call differs */
+/* How cuCtxFromGreenCtx is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_427[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17305,7 +17305,7 @@ static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
     }
 }
 
-/* How cuDeviceGetDevResource is called in the older releases where its call differs */
+/* How cuDeviceGetDevResource is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_428[] = {
     {"12.5", CUBIND__RELEASE_REFUSED, "cuDeviceGetDevResource"},
     {"12.4", CUBIND__RELEASE_REFUSED, "cuDeviceGetDevResource"},
@@ -17361,7 +17361,7 @@ static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
     }
 }
 
-/* How cuCtxGetDevResource is called in the older releases where its call differs */
+/* How cuCtxGetDevResource is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_429[] = {
     {"12.5", CUBIND__RELEASE_REFUSED, "cuCtxGetDevResource"},
     {"12.4", CUBIND__RELEASE_REFUSED, "cuCtxGetDevResource"},
@@ -17417,7 +17417,7 @@ static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
     }
 }
 
-/* How cuGreenCtxGetDevResource is called in the older releases where its call differs */
+/* How cuGreenCtxGetDevResource is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_430[] = {
     {"12.5", CUBIND__RELEASE_REFUSED, "cuGreenCtxGetDevResource"},
     {"12.4", CUBIND__RELEASE_REFUSED, "cuGreenCtxGetDevResource"},
@@ -17473,7 +17473,7 @@ static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
     }
 }
 
-/* How cuDevSmResourceSplitByCount is called in the older releases where its call differs */
+/* How cuDevSmResourceSplitByCount is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_431[] = {
     {"12.5", CUBIND__RELEASE_REFUSED, "cuDevSmResourceSplitByCount"},
     {"12.4", CUBIND__RELEASE_REFUSED, "cuDevSmResourceSplitByCount"},
@@ -17543,7 +17543,7 @@ static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_stat
     }
 }
 
-/* How cuDevResourceGenerateDesc is called in the older releases where its call differs */
+/* How cuDevResourceGenerateDesc is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_432[] = {
     {"12.5", CUBIND__RELEASE_REFUSED, "cuDevResourceGenerateDesc"},
     {"12.4", CUBIND__RELEASE_REFUSED, "cuDevResourceGenerateDesc"},
@@ -17603,7 +17603,7 @@ static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
     }
 }
 
-/* How cuGreenCtxRecordEvent is called in the older releases where its call differs */
+/* How cuGreenCtxRecordEvent is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_433[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17643,7 +17643,7 @@ static void test_cubind_driver_green_ctx_record_event(void **cubind_state)
     }
 }
 
-/* How cuGreenCtxWaitEvent is called in the older releases where its call differs */
+/* How cuGreenCtxWaitEvent is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_434[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17683,7 +17683,7 @@ static void test_cubind_driver_green_ctx_wait_event(void **cubind_state)
     }
 }
 
-/* How cuStreamGetGreenCtx is called in the older releases where its call differs */
+/* How cuStreamGetGreenCtx is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_435[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -17735,7 +17735,7 @@ static void test_cubind_driver_stream_get_green_ctx(void **cubind_state)
     }
 }
 
-/* How cuGreenCtxStreamCreate is called in the older releases where its call differs */
+/* How cuGreenCtxStreamCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_436[] = {
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
@@ -17792,7 +17792,7 @@ static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
     }
 }
 
-/* How cuGreenCtxGetId is called in the older releases where its call differs */
+/* How cuGreenCtxGetId is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_437[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -17846,7 +17846,7 @@ static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
     }
 }
 
-/* How cuLogsRegisterCallback is called in the older releases where its call differs */
+/* How cuLogsRegisterCallback is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_438[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -17902,7 +17902,7 @@ static void test_cubind_driver_logs_register_callback(void **cubind_state)
     }
 }
 
-/* How cuLogsUnregisterCallback is called in the older releases where its call differs */
+/* How cuLogsUnregisterCallback is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_439[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -17942,7 +17942,7 @@ static void test_cubind_driver_logs_unregister_callback(void **cubind_state)
     }
 }
 
-/* How cuLogsCurrent is called in the older releases where its call differs */
+/* How cuLogsCurrent is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_440[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -17996,7 +17996,7 @@ static void test_cubind_driver_logs_current(void **cubind_state)
     }
 }
 
-/* How cuLogsDumpToFile is called in the older releases where its call differs */
+/* How cuLogsDumpToFile is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_441[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18052,7 +18052,7 @@ static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
     }
 }
 
-/* How cuLogsDumpToMemory is called in the older releases where its call differs */
+/* How cuLogsDumpToMemory is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_442[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18118,7 +18118,7 @@ static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
     }
 }
 
-/* How cuCheckpointProcessGetRestoreThreadId is called in the older releases where its call differs */
+/* How cuCheckpointProcessGetRestoreThreadId is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_443[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18172,7 +18172,7 @@ static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **c
     }
 }
 
-/* How cuCheckpointProcessGetState is called in the older releases where its call differs */
+/* How cuCheckpointProcessGetState is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_444[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18226,7 +18226,7 @@ static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
     }
 }
 
-/* How cuCheckpointProcessLock is called in the older releases where its call differs */
+/* How cuCheckpointProcessLock is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_445[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18280,7 +18280,7 @@ static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
     }
 }
 
-/* How cuCheckpointProcessCheckpoint is called in the older releases where its call differs */
+/* How cuCheckpointProcessCheckpoint is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_446[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18334,7 +18334,7 @@ static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state
     }
 }
 
-/* How cuCheckpointProcessRestore is called in the older releases where its call differs */
+/* How cuCheckpointProcessRestore is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_447[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18388,7 +18388,7 @@ static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
     }
 }
 
-/* How cuCheckpointProcessUnlock is called in the older releases where its call differs */
+/* How cuCheckpointProcessUnlock is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_448[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -18979,7 +18979,7 @@ const struct CMUnitTest cubind_passthrough_driver[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_driver_count = 453;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
 size_t cubind_passthrough_driver_not_callable(void)
 {
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
@@ -18988,5 +18988,5 @@ size_t cubind_passthrough_driver_not_callable(void)
         return 37;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
         return 90;
-    return 0;
+    return 0; /* the newest: what it removed */
 }

@@ -1578,8 +1578,8 @@ const struct CMUnitTest cubind_passthrough_nccl[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_nccl_count = 42;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
 size_t cubind_passthrough_nccl_not_callable(void)
 {
-    return 0;
+    return 0; /* the newest: what it removed */
 }

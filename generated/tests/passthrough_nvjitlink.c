@@ -44,7 +44,7 @@ static void test_informational_statuses(void **cubind_state)
                        NULL, 0, NVJITLINK_ERROR_UNRECOGNIZED_OPTION);
 }
 
-/* How nvJitLinkCreate is called in the older releases where its call differs */
+/* How nvJitLinkCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_0[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkCreate_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkCreate_12_4"},
@@ -99,7 +99,7 @@ static void test_cubind_nvjitlink_create(void **cubind_state)
     }
 }
 
-/* How nvJitLinkDestroy is called in the older releases where its call differs */
+/* How nvJitLinkDestroy is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_1[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkDestroy_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkDestroy_12_4"},
@@ -150,7 +150,7 @@ static void test_cubind_nvjitlink_destroy(void **cubind_state)
     }
 }
 
-/* How nvJitLinkAddData is called in the older releases where its call differs */
+/* How nvJitLinkAddData is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_2[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkAddData_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkAddData_12_4"},
@@ -197,7 +197,7 @@ static void test_cubind_nvjitlink_add_data(void **cubind_state)
     }
 }
 
-/* How nvJitLinkAddFile is called in the older releases where its call differs */
+/* How nvJitLinkAddFile is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_3[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkAddFile_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkAddFile_12_4"},
@@ -240,7 +240,7 @@ static void test_cubind_nvjitlink_add_file(void **cubind_state)
     }
 }
 
-/* How nvJitLinkComplete is called in the older releases where its call differs */
+/* How nvJitLinkComplete is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_4[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkComplete_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkComplete_12_4"},
@@ -279,7 +279,7 @@ static void test_cubind_nvjitlink_complete(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetLinkedCubinSize is called in the older releases where its call differs */
+/* How nvJitLinkGetLinkedCubinSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_5[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedCubinSize_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedCubinSize_12_4"},
@@ -332,7 +332,7 @@ static void test_cubind_nvjitlink_get_linked_cubin_size(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetLinkedCubin is called in the older releases where its call differs */
+/* How nvJitLinkGetLinkedCubin is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_6[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedCubin_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedCubin_12_4"},
@@ -373,7 +373,7 @@ static void test_cubind_nvjitlink_get_linked_cubin(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetLinkedPtxSize is called in the older releases where its call differs */
+/* How nvJitLinkGetLinkedPtxSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_7[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedPtxSize_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedPtxSize_12_4"},
@@ -426,7 +426,7 @@ static void test_cubind_nvjitlink_get_linked_ptx_size(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetLinkedPtx is called in the older releases where its call differs */
+/* How nvJitLinkGetLinkedPtx is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_8[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedPtx_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetLinkedPtx_12_4"},
@@ -479,7 +479,7 @@ static void test_cubind_nvjitlink_get_linked_ptx(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetErrorLogSize is called in the older releases where its call differs */
+/* How nvJitLinkGetErrorLogSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_9[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetErrorLogSize_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetErrorLogSize_12_4"},
@@ -532,7 +532,7 @@ static void test_cubind_nvjitlink_get_error_log_size(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetErrorLog is called in the older releases where its call differs */
+/* How nvJitLinkGetErrorLog is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_10[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetErrorLog_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetErrorLog_12_4"},
@@ -585,7 +585,7 @@ static void test_cubind_nvjitlink_get_error_log(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetInfoLogSize is called in the older releases where its call differs */
+/* How nvJitLinkGetInfoLogSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_11[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetInfoLogSize_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetInfoLogSize_12_4"},
@@ -638,7 +638,7 @@ static void test_cubind_nvjitlink_get_info_log_size(void **cubind_state)
     }
 }
 
-/* How nvJitLinkGetInfoLog is called in the older releases where its call differs */
+/* How nvJitLinkGetInfoLog is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_12[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetInfoLog_12_5"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "__nvJitLinkGetInfoLog_12_4"},
@@ -740,12 +740,12 @@ const struct CMUnitTest cubind_passthrough_nvjitlink[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_nvjitlink_count = 15;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
 size_t cubind_passthrough_nvjitlink_not_callable(void)
 {
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
         return 0;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
         return 0;
-    return 0;
+    return 0; /* the newest: what it removed */
 }

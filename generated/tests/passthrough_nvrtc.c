@@ -451,7 +451,7 @@ static void test_cubind_nvrtc_get_cubin(void **cubind_state)
     }
 }
 
-/* How nvrtcGetLTOIRSize is called in the older releases where its call differs */
+/* How nvrtcGetLTOIRSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_11[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -503,7 +503,7 @@ static void test_cubind_nvrtc_get_ltoir_size(void **cubind_state)
     }
 }
 
-/* How nvrtcGetLTOIR is called in the older releases where its call differs */
+/* How nvrtcGetLTOIR is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_12[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -555,7 +555,7 @@ static void test_cubind_nvrtc_get_ltoir(void **cubind_state)
     }
 }
 
-/* How nvrtcGetOptiXIRSize is called in the older releases where its call differs */
+/* How nvrtcGetOptiXIRSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_13[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -607,7 +607,7 @@ static void test_cubind_nvrtc_get_opti_xir_size(void **cubind_state)
     }
 }
 
-/* How nvrtcGetOptiXIR is called in the older releases where its call differs */
+/* How nvrtcGetOptiXIR is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_14[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -809,7 +809,7 @@ static void test_cubind_nvrtc_get_lowered_name(void **cubind_state)
     }
 }
 
-/* How nvrtcGetPCHHeapSize is called in the older releases where its call differs */
+/* How nvrtcGetPCHHeapSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_19[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -861,7 +861,7 @@ static void test_cubind_nvrtc_get_pch_heap_size(void **cubind_state)
     }
 }
 
-/* How nvrtcSetPCHHeapSize is called in the older releases where its call differs */
+/* How nvrtcSetPCHHeapSize is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_20[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -901,7 +901,7 @@ static void test_cubind_nvrtc_set_pch_heap_size(void **cubind_state)
     }
 }
 
-/* How nvrtcGetPCHCreateStatus is called in the older releases where its call differs */
+/* How nvrtcGetPCHCreateStatus is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_21[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -941,7 +941,7 @@ static void test_cubind_nvrtc_get_pch_create_status(void **cubind_state)
     }
 }
 
-/* How nvrtcGetPCHHeapSizeRequired is called in the older releases where its call differs */
+/* How nvrtcGetPCHHeapSizeRequired is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_22[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -995,7 +995,7 @@ static void test_cubind_nvrtc_get_pch_heap_size_required(void **cubind_state)
     }
 }
 
-/* How nvrtcSetFlowCallback is called in the older releases where its call differs */
+/* How nvrtcSetFlowCallback is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_23[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1070,7 +1070,7 @@ const struct CMUnitTest cubind_passthrough_nvrtc[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_nvrtc_count = 25;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
 size_t cubind_passthrough_nvrtc_not_callable(void)
 {
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
@@ -1079,5 +1079,5 @@ size_t cubind_passthrough_nvrtc_not_callable(void)
         return 5;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
         return 9;
-    return 0;
+    return 0; /* the newest: what it removed */
 }

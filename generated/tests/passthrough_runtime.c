@@ -612,7 +612,7 @@ static void test_cubind_runtime_device_flush_gpu_direct_rdma_writes(void **cubin
     }
 }
 
-/* How cudaDeviceRegisterAsyncNotification is called in the older releases where its call differs */
+/* How cudaDeviceRegisterAsyncNotification is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_16[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -668,7 +668,7 @@ static void test_cubind_runtime_device_register_async_notification(void **cubind
     }
 }
 
-/* How cudaDeviceUnregisterAsyncNotification is called in the older releases where its call differs */
+/* How cudaDeviceUnregisterAsyncNotification is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_17[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -910,7 +910,7 @@ static void test_cubind_runtime_get_device_count(void **cubind_state)
     }
 }
 
-/* How cudaGetDeviceProperties is called in the older releases where its call differs */
+/* How cudaGetDeviceProperties is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_25[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cudaGetDeviceProperties_v2"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cudaGetDeviceProperties_v2"},
@@ -1016,7 +1016,7 @@ static void test_cubind_runtime_device_get_attribute(void **cubind_state)
     }
 }
 
-/* How cudaDeviceGetHostAtomicCapabilities is called in the older releases where its call differs */
+/* How cudaDeviceGetHostAtomicCapabilities is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_27[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1256,7 +1256,7 @@ static void test_cubind_runtime_device_get_p2p_attribute(void **cubind_state)
     }
 }
 
-/* How cudaDeviceGetP2PAtomicCapabilities is called in the older releases where its call differs */
+/* How cudaDeviceGetP2PAtomicCapabilities is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_33[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -1316,7 +1316,7 @@ static void test_cubind_runtime_device_get_p2p_atomic_capabilities(void **cubind
     }
 }
 
-/* How cudaChooseDevice is called in the older releases where its call differs */
+/* How cudaChooseDevice is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_34[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cudaChooseDevice"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cudaChooseDevice"},
@@ -1415,7 +1415,7 @@ static void test_cubind_runtime_choose_device(void **cubind_state)
     }
 }
 
-/* How cudaInitDevice is called in the older releases where its call differs */
+/* How cudaInitDevice is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_35[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1825,7 +1825,7 @@ static void test_cubind_runtime_stream_get_flags(void **cubind_state)
     }
 }
 
-/* How cudaStreamGetId is called in the older releases where its call differs */
+/* How cudaStreamGetId is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_46[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -1877,7 +1877,7 @@ static void test_cubind_runtime_stream_get_id(void **cubind_state)
     }
 }
 
-/* How cudaStreamGetDevice is called in the older releases where its call differs */
+/* How cudaStreamGetDevice is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_47[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -2255,7 +2255,7 @@ static void test_cubind_runtime_stream_begin_capture(void **cubind_state)
     }
 }
 
-/* How cudaStreamBeginCaptureToGraph is called in the older releases where its call differs */
+/* How cudaStreamBeginCaptureToGraph is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_59[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -2421,7 +2421,7 @@ static void test_cubind_runtime_stream_is_capturing(void **cubind_state)
     }
 }
 
-/* How cudaStreamGetCaptureInfo is called in the older releases where its call differs */
+/* How cudaStreamGetCaptureInfo is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_63[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "cudaStreamGetCaptureInfo_v3"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "cudaStreamGetCaptureInfo_v3"},
@@ -2507,7 +2507,7 @@ static void test_cubind_runtime_stream_get_capture_info(void **cubind_state)
     }
 }
 
-/* How cudaStreamUpdateCaptureDependencies is called in the older releases where its call differs */
+/* How cudaStreamUpdateCaptureDependencies is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_64[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "cudaStreamUpdateCaptureDependencies_v2"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "cudaStreamUpdateCaptureDependencies_v2"},
@@ -2825,7 +2825,7 @@ static void test_cubind_runtime_event_elapsed_time(void **cubind_state)
     }
 }
 
-/* How cudaImportExternalMemory is called in the older releases where its call differs */
+/* How cudaImportExternalMemory is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_73[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cudaImportExternalMemory"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cudaImportExternalMemory"},
@@ -2892,7 +2892,7 @@ static void test_cubind_runtime_import_external_memory(void **cubind_state)
     }
 }
 
-/* How cudaExternalMemoryGetMappedBuffer is called in the older releases where its call differs */
+/* How cudaExternalMemoryGetMappedBuffer is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_74[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cudaExternalMemoryGetMappedBuffer"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cudaExternalMemoryGetMappedBuffer"},
@@ -2961,7 +2961,7 @@ static void test_cubind_runtime_external_memory_get_mapped_buffer(void **cubind_
     }
 }
 
-/* How cudaExternalMemoryGetMappedMipmappedArray is called in the older releases where its call differs */
+/* How cudaExternalMemoryGetMappedMipmappedArray is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_75[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cudaExternalMemoryGetMappedMipmappedArray"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cudaExternalMemoryGetMappedMipmappedArray"},
@@ -3056,7 +3056,7 @@ static void test_cubind_runtime_destroy_external_memory(void **cubind_state)
     }
 }
 
-/* How cudaImportExternalSemaphore is called in the older releases where its call differs */
+/* How cudaImportExternalSemaphore is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_77[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cudaImportExternalSemaphore"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cudaImportExternalSemaphore"},
@@ -3123,7 +3123,7 @@ static void test_cubind_runtime_import_external_semaphore(void **cubind_state)
     }
 }
 
-/* How cudaSignalExternalSemaphoresAsync is called in the older releases where its call differs */
+/* How cudaSignalExternalSemaphoresAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_78[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "cudaSignalExternalSemaphoresAsync_v2"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "cudaSignalExternalSemaphoresAsync_v2"},
@@ -3169,7 +3169,7 @@ static void test_cubind_runtime_signal_external_semaphores_async(void **cubind_s
     }
 }
 
-/* How cudaWaitExternalSemaphoresAsync is called in the older releases where its call differs */
+/* How cudaWaitExternalSemaphoresAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_79[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "cudaWaitExternalSemaphoresAsync_v2"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "cudaWaitExternalSemaphoresAsync_v2"},
@@ -3411,7 +3411,7 @@ static void test_cubind_runtime_func_set_cache_config(void **cubind_state)
     }
 }
 
-/* How cudaFuncGetAttributes is called in the older releases where its call differs */
+/* How cudaFuncGetAttributes is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_85[] = {
     {"11.8", CUBIND__RELEASE_ADAPTER, "cudaFuncGetAttributes"},
 };
@@ -3503,7 +3503,7 @@ static void test_cubind_runtime_func_set_attribute(void **cubind_state)
     }
 }
 
-/* How cudaFuncGetName is called in the older releases where its call differs */
+/* How cudaFuncGetName is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_87[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -3555,7 +3555,7 @@ static void test_cubind_runtime_func_get_name(void **cubind_state)
     }
 }
 
-/* How cudaFuncGetParamInfo is called in the older releases where its call differs */
+/* How cudaFuncGetParamInfo is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_88[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -5340,7 +5340,7 @@ static void test_cubind_runtime_memcpy_peer_async(void **cubind_state)
     }
 }
 
-/* How cudaMemcpyBatchAsync is called in the older releases where its call differs */
+/* How cudaMemcpyBatchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_135[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -5410,7 +5410,7 @@ static void test_cubind_runtime_memcpy_batch_async(void **cubind_state)
     }
 }
 
-/* How cudaMemcpy3DBatchAsync is called in the older releases where its call differs */
+/* How cudaMemcpy3DBatchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_136[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -5942,7 +5942,7 @@ static void test_cubind_runtime_get_symbol_size(void **cubind_state)
     }
 }
 
-/* How cudaMemPrefetchAsync is called in the older releases where its call differs */
+/* How cudaMemPrefetchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_150[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "cudaMemPrefetchAsync_v2"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "cudaMemPrefetchAsync_v2"},
@@ -5993,7 +5993,7 @@ static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
     }
 }
 
-/* How cudaMemPrefetchBatchAsync is called in the older releases where its call differs */
+/* How cudaMemPrefetchBatchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_151[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -6071,7 +6071,7 @@ static void test_cubind_runtime_mem_prefetch_batch_async(void **cubind_state)
     }
 }
 
-/* How cudaMemDiscardBatchAsync is called in the older releases where its call differs */
+/* How cudaMemDiscardBatchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_152[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -6135,7 +6135,7 @@ static void test_cubind_runtime_mem_discard_batch_async(void **cubind_state)
     }
 }
 
-/* How cudaMemDiscardAndPrefetchBatchAsync is called in the older releases where its call differs */
+/* How cudaMemDiscardAndPrefetchBatchAsync is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_153[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -6213,7 +6213,7 @@ static void test_cubind_runtime_mem_discard_and_prefetch_batch_async(void **cubi
     }
 }
 
-/* How cudaMemAdvise is called in the older releases where its call differs */
+/* How cudaMemAdvise is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_154[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "cudaMemAdvise_v2"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "cudaMemAdvise_v2"},
@@ -6774,7 +6774,7 @@ static void test_cubind_runtime_mem_pool_get_access(void **cubind_state)
     }
 }
 
-/* How cudaMemPoolCreate is called in the older releases where its call differs */
+/* How cudaMemPoolCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_169[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cudaMemPoolCreate"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cudaMemPoolCreate"},
@@ -6868,7 +6868,7 @@ static void test_cubind_runtime_mem_pool_destroy(void **cubind_state)
     }
 }
 
-/* How cudaMemGetDefaultMemPool is called in the older releases where its call differs */
+/* How cudaMemGetDefaultMemPool is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_171[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -6928,7 +6928,7 @@ static void test_cubind_runtime_mem_get_default_mem_pool(void **cubind_state)
     }
 }
 
-/* How cudaMemGetMemPool is called in the older releases where its call differs */
+/* How cudaMemGetMemPool is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_172[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -6988,7 +6988,7 @@ static void test_cubind_runtime_mem_get_mem_pool(void **cubind_state)
     }
 }
 
-/* How cudaMemSetMemPool is called in the older releases where its call differs */
+/* How cudaMemSetMemPool is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_173[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -7250,7 +7250,7 @@ static void test_cubind_runtime_mem_pool_import_pointer(void **cubind_state)
     }
 }
 
-/* How cudaPointerGetAttributes is called in the older releases where its call differs */
+/* How cudaPointerGetAttributes is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_179[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cudaPointerGetAttributes"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cudaPointerGetAttributes"},
@@ -7757,7 +7757,7 @@ static void test_cubind_runtime_create_channel_desc(void **cubind_state)
     }
 }
 
-/* How cudaCreateTextureObject is called in the older releases where its call differs */
+/* How cudaCreateTextureObject is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_192[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cudaCreateTextureObject"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cudaCreateTextureObject"},
@@ -7878,7 +7878,7 @@ static void test_cubind_runtime_destroy_texture_object(void **cubind_state)
     }
 }
 
-/* How cudaGetTextureObjectResourceDesc is called in the older releases where its call differs */
+/* How cudaGetTextureObjectResourceDesc is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_194[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cudaGetTextureObjectResourceDesc"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cudaGetTextureObjectResourceDesc"},
@@ -7942,7 +7942,7 @@ static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_s
     }
 }
 
-/* How cudaGetTextureObjectTextureDesc is called in the older releases where its call differs */
+/* How cudaGetTextureObjectTextureDesc is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_195[] = {
     {"11.8", CUBIND__RELEASE_ADAPTER, "cudaGetTextureObjectTextureDesc"},
 };
@@ -8004,7 +8004,7 @@ static void test_cubind_runtime_get_texture_object_texture_desc(void **cubind_st
     }
 }
 
-/* How cudaGetTextureObjectResourceViewDesc is called in the older releases where its call differs */
+/* How cudaGetTextureObjectResourceViewDesc is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_196[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cudaGetTextureObjectResourceViewDesc"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cudaGetTextureObjectResourceViewDesc"},
@@ -8068,7 +8068,7 @@ static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cub
     }
 }
 
-/* How cudaCreateSurfaceObject is called in the older releases where its call differs */
+/* How cudaCreateSurfaceObject is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_197[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cudaCreateSurfaceObject"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cudaCreateSurfaceObject"},
@@ -8161,7 +8161,7 @@ static void test_cubind_runtime_destroy_surface_object(void **cubind_state)
     }
 }
 
-/* How cudaGetSurfaceObjectResourceDesc is called in the older releases where its call differs */
+/* How cudaGetSurfaceObjectResourceDesc is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_199[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cudaGetSurfaceObjectResourceDesc"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cudaGetSurfaceObjectResourceDesc"},
@@ -8289,7 +8289,7 @@ static void test_cubind_runtime_runtime_get_version(void **cubind_state)
     }
 }
 
-/* How cudaLogsRegisterCallback is called in the older releases where its call differs */
+/* How cudaLogsRegisterCallback is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_202[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -8345,7 +8345,7 @@ static void test_cubind_runtime_logs_register_callback(void **cubind_state)
     }
 }
 
-/* How cudaLogsUnregisterCallback is called in the older releases where its call differs */
+/* How cudaLogsUnregisterCallback is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_203[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -8385,7 +8385,7 @@ static void test_cubind_runtime_logs_unregister_callback(void **cubind_state)
     }
 }
 
-/* How cudaLogsCurrent is called in the older releases where its call differs */
+/* How cudaLogsCurrent is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_204[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -8439,7 +8439,7 @@ static void test_cubind_runtime_logs_current(void **cubind_state)
     }
 }
 
-/* How cudaLogsDumpToFile is called in the older releases where its call differs */
+/* How cudaLogsDumpToFile is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_205[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -8495,7 +8495,7 @@ static void test_cubind_runtime_logs_dump_to_file(void **cubind_state)
     }
 }
 
-/* How cudaLogsDumpToMemory is called in the older releases where its call differs */
+/* How cudaLogsDumpToMemory is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_206[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -10009,7 +10009,7 @@ static void test_cubind_runtime_graph_external_semaphores_wait_node_set_params(v
     }
 }
 
-/* How cudaGraphAddMemAllocNode is called in the older releases where its call differs */
+/* How cudaGraphAddMemAllocNode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_244[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cudaGraphAddMemAllocNode"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cudaGraphAddMemAllocNode"},
@@ -10083,7 +10083,7 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
     }
 }
 
-/* How cudaGraphMemAllocNodeGetParams is called in the older releases where its call differs */
+/* How cudaGraphMemAllocNodeGetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_245[] = {
     {"12.5", CUBIND__RELEASE_ADAPTER, "cudaGraphMemAllocNodeGetParams"},
     {"12.4", CUBIND__RELEASE_ADAPTER, "cudaGraphMemAllocNodeGetParams"},
@@ -10521,7 +10521,7 @@ static void test_cubind_runtime_graph_get_root_nodes(void **cubind_state)
     }
 }
 
-/* How cudaGraphGetEdges is called in the older releases where its call differs */
+/* How cudaGraphGetEdges is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_256[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "cudaGraphGetEdges_v2"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "cudaGraphGetEdges_v2"},
@@ -10595,7 +10595,7 @@ static void test_cubind_runtime_graph_get_edges(void **cubind_state)
     }
 }
 
-/* How cudaGraphNodeGetDependencies is called in the older releases where its call differs */
+/* How cudaGraphNodeGetDependencies is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_257[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "cudaGraphNodeGetDependencies_v2"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "cudaGraphNodeGetDependencies_v2"},
@@ -10663,7 +10663,7 @@ static void test_cubind_runtime_graph_node_get_dependencies(void **cubind_state)
     }
 }
 
-/* How cudaGraphNodeGetDependentNodes is called in the older releases where its call differs */
+/* How cudaGraphNodeGetDependentNodes is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_258[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "cudaGraphNodeGetDependentNodes_v2"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "cudaGraphNodeGetDependentNodes_v2"},
@@ -10731,7 +10731,7 @@ static void test_cubind_runtime_graph_node_get_dependent_nodes(void **cubind_sta
     }
 }
 
-/* How cudaGraphAddDependencies is called in the older releases where its call differs */
+/* How cudaGraphAddDependencies is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_259[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "cudaGraphAddDependencies_v2"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "cudaGraphAddDependencies_v2"},
@@ -10781,7 +10781,7 @@ static void test_cubind_runtime_graph_add_dependencies(void **cubind_state)
     }
 }
 
-/* How cudaGraphRemoveDependencies is called in the older releases where its call differs */
+/* How cudaGraphRemoveDependencies is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_260[] = {
     {"12.5", CUBIND__RELEASE_SYMBOL, "cudaGraphRemoveDependencies_v2"},
     {"12.4", CUBIND__RELEASE_SYMBOL, "cudaGraphRemoveDependencies_v2"},
@@ -10857,7 +10857,7 @@ static void test_cubind_runtime_graph_destroy_node(void **cubind_state)
     }
 }
 
-/* How cudaGraphInstantiate is called in the older releases where its call differs */
+/* How cudaGraphInstantiate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_262[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cudaGraphInstantiateWithFlags"},
 };
@@ -10955,7 +10955,7 @@ static void test_cubind_runtime_graph_instantiate_with_flags(void **cubind_state
     }
 }
 
-/* How cudaGraphInstantiateWithParams is called in the older releases where its call differs */
+/* How cudaGraphInstantiateWithParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_264[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11013,7 +11013,7 @@ static void test_cubind_runtime_graph_instantiate_with_params(void **cubind_stat
     }
 }
 
-/* How cudaGraphExecGetFlags is called in the older releases where its call differs */
+/* How cudaGraphExecGetFlags is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_265[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -11519,7 +11519,7 @@ static void test_cubind_runtime_graph_node_get_enabled(void **cubind_state)
     }
 }
 
-/* How cudaGraphExecUpdate is called in the older releases where its call differs */
+/* How cudaGraphExecUpdate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_280[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cudaGraphExecUpdate"},
 };
@@ -11877,7 +11877,7 @@ static void test_cubind_runtime_graph_release_user_object(void **cubind_state)
     }
 }
 
-/* How cudaGraphAddNode is called in the older releases where its call differs */
+/* How cudaGraphAddNode is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_291[] = {
     {"12.5", CUBIND_TEST_SEMANTIC, "cudaGraphAddNode_v2"},
     {"12.4", CUBIND_TEST_SEMANTIC, "cudaGraphAddNode_v2"},
@@ -11945,7 +11945,7 @@ static void test_cubind_runtime_graph_add_node(void **cubind_state)
     }
 }
 
-/* How cudaGraphNodeSetParams is called in the older releases where its call differs */
+/* How cudaGraphNodeSetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_292[] = {
     {"12.5", CUBIND_TEST_SEMANTIC, "cudaGraphNodeSetParams"},
     {"12.4", CUBIND_TEST_SEMANTIC, "cudaGraphNodeSetParams"},
@@ -12001,7 +12001,7 @@ static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
     }
 }
 
-/* How cudaGraphExecNodeSetParams is called in the older releases where its call differs */
+/* How cudaGraphExecNodeSetParams is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_293[] = {
     {"12.5", CUBIND_TEST_SEMANTIC, "cudaGraphExecNodeSetParams"},
     {"12.4", CUBIND_TEST_SEMANTIC, "cudaGraphExecNodeSetParams"},
@@ -12059,7 +12059,7 @@ static void test_cubind_runtime_graph_exec_node_set_params(void **cubind_state)
     }
 }
 
-/* How cudaGraphConditionalHandleCreate is called in the older releases where its call differs */
+/* How cudaGraphConditionalHandleCreate is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_294[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -12115,7 +12115,7 @@ static void test_cubind_runtime_graph_conditional_handle_create(void **cubind_st
     }
 }
 
-/* How cudaGetDriverEntryPoint is called in the older releases where its call differs */
+/* How cudaGetDriverEntryPoint is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_295[] = {
     {"11.8", CUBIND_TEST_SEMANTIC, "cudaGetDriverEntryPoint"},
 };
@@ -12177,7 +12177,7 @@ static void test_cubind_runtime_get_driver_entry_point(void **cubind_state)
     }
 }
 
-/* How cudaGetDriverEntryPointByVersion is called in the older releases where its call differs */
+/* How cudaGetDriverEntryPointByVersion is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_296[] = {
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
@@ -12240,7 +12240,7 @@ static void test_cubind_runtime_get_driver_entry_point_by_version(void **cubind_
     }
 }
 
-/* How cudaLibraryLoadData is called in the older releases where its call differs */
+/* How cudaLibraryLoadData is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_297[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -12322,7 +12322,7 @@ static void test_cubind_runtime_library_load_data(void **cubind_state)
     }
 }
 
-/* How cudaLibraryLoadFromFile is called in the older releases where its call differs */
+/* How cudaLibraryLoadFromFile is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_298[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -12404,7 +12404,7 @@ static void test_cubind_runtime_library_load_from_file(void **cubind_state)
     }
 }
 
-/* How cudaLibraryUnload is called in the older releases where its call differs */
+/* How cudaLibraryUnload is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_299[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -12444,7 +12444,7 @@ static void test_cubind_runtime_library_unload(void **cubind_state)
     }
 }
 
-/* How cudaLibraryGetKernel is called in the older releases where its call differs */
+/* How cudaLibraryGetKernel is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_300[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -12500,7 +12500,7 @@ static void test_cubind_runtime_library_get_kernel(void **cubind_state)
     }
 }
 
-/* How cudaLibraryGetGlobal is called in the older releases where its call differs */
+/* How cudaLibraryGetGlobal is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_301[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -12562,7 +12562,7 @@ static void test_cubind_runtime_library_get_global(void **cubind_state)
     }
 }
 
-/* How cudaLibraryGetManaged is called in the older releases where its call differs */
+/* How cudaLibraryGetManaged is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_302[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -12624,7 +12624,7 @@ static void test_cubind_runtime_library_get_managed(void **cubind_state)
     }
 }
 
-/* How cudaLibraryGetUnifiedFunction is called in the older releases where its call differs */
+/* How cudaLibraryGetUnifiedFunction is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_303[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -12680,7 +12680,7 @@ static void test_cubind_runtime_library_get_unified_function(void **cubind_state
     }
 }
 
-/* How cudaLibraryGetKernelCount is called in the older releases where its call differs */
+/* How cudaLibraryGetKernelCount is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_304[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -12734,7 +12734,7 @@ static void test_cubind_runtime_library_get_kernel_count(void **cubind_state)
     }
 }
 
-/* How cudaLibraryEnumerateKernels is called in the older releases where its call differs */
+/* How cudaLibraryEnumerateKernels is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_305[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -12790,7 +12790,7 @@ static void test_cubind_runtime_library_enumerate_kernels(void **cubind_state)
     }
 }
 
-/* How cudaKernelSetAttributeForDevice is called in the older releases where its call differs */
+/* How cudaKernelSetAttributeForDevice is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_306[] = {
     {"12.5", CUBIND__RELEASE_ABSENT, ""},
     {"12.4", CUBIND__RELEASE_ABSENT, ""},
@@ -12916,7 +12916,7 @@ static void test_cubind_runtime_get_func_by_symbol(void **cubind_state)
     }
 }
 
-/* How cudaGetKernel is called in the older releases where its call differs */
+/* How cudaGetKernel is called in the releases where its call differs from the newest's */
 static const struct cubind_test_release_call cubind_calls_309[] = {
     {"11.8", CUBIND__RELEASE_ABSENT, ""},
 };
@@ -13335,7 +13335,7 @@ const struct CMUnitTest cubind_passthrough_runtime[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_runtime_count = 313;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: none). */
+/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
 size_t cubind_passthrough_runtime_not_callable(void)
 {
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
@@ -13344,5 +13344,5 @@ size_t cubind_passthrough_runtime_not_callable(void)
         return 27;
     if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
         return 41;
-    return 0;
+    return 0; /* the newest: what it removed */
 }
