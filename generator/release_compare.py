@@ -254,6 +254,10 @@ def _layout_obstacle(differing: list[str], mine: dict, records: dict, theirs: di
         conversions.append({"param": p["name"], "record": name})
     unhandled = sorted(r for r in differing if r not in visited and f"struct {r}" not in visited)
     if unhandled:
+        param = _param_reaching(unhandled[0], theirs, params)
+        if param is not None:  # a typedef of an unnamed record: an adapter converts a struct or union it can name
+            return (f"parameter {param} reaches {', '.join(unhandled)}, whose layout differs, which is not a "
+                    "struct or union by name")
         return f"{', '.join(unhandled)}, whose layout differs, is reached other than through one pointer parameter"
     return conversions
 
