@@ -16929,7 +16929,7 @@ const struct cubind__nvml_releases {
         char s1[25];
         char s2[172];
         char s3[181];
-        char s4[228];
+        char s4[268];
         char s5[88];
     } strings;
 } cubind__nvml_releases = {
@@ -17380,7 +17380,7 @@ const struct cubind__nvml_releases {
         "nvmlDeviceGetDriverModel",
         "the CUDA 13.0 form does not exist: parameter 2 (gpuFabricInfo) is nvmlGpuFabricInfo_v2_t * in CUDA 12.4, nvmlGpuFabricInfo_v3_t * in CUDA 13.0; it needs CUDA 13.0 or newer",
         "the CUDA 13.0 form does not exist: parameter 3 (pPlacementList) is nvmlVgpuPlacementList_v1_t * in CUDA 12.4, nvmlVgpuPlacementList_v2_t * in CUDA 13.0; it needs CUDA 13.0 or newer",
-        "the CUDA 13.0 form cannot be called: CUDA 12.4 has nvmlGpmMetricsGet with the CUDA 13.0 parameters, but nvmlGpmMetricsGet_t, whose layout differs, is reached other than through one pointer parameter; it needs CUDA 13.0 or newer",
+        "the CUDA 13.0 form cannot be called: CUDA 12.4 has nvmlGpmMetricsGet with the CUDA 13.0 parameters, but parameter metricsGet (nvmlGpmMetricsGet_t *) reaches nvmlGpmMetricsGet_t, whose layout differs, which is not a struct or union by name; it needs CUDA 13.0 or newer",
         "it does not exist (added in CUDA 13.0, of the releases these bindings read: 13.0, 12.4)",
     },
 };
