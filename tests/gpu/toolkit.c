@@ -172,16 +172,47 @@ static long read_file(const char *path, unsigned char *buffer, size_t size)
     return (long)n;
 }
 
-static void nvjpeg_decode(const char *jpeg_path, const char *rgb_path)
+/* Decode `jpeg` with nvJPEG to interleaved RGB in device memory, copy it back, and compare it with
+ * `reference` (WIDTH x HEIGHT): the largest and the mean difference of a byte. 0, or -1 having failed
+ * the step `what`. */
+static int decode_and_compare(nvjpegHandle_t handle, const unsigned char *jpeg, size_t length,
+                              const unsigned char *reference, const char *what, int *worst, double *mean)
 {
-    static unsigned char jpeg[1 << 16], reference[WIDTH * HEIGHT * 3], decoded[WIDTH * HEIGHT * 3];
-    nvjpegHandle_t handle;
+    static unsigned char decoded[WIDTH * HEIGHT * 3];
     nvjpegJpegState_t state;
     nvjpegImage_t image;
     CUdeviceptr device;
-    long length = read_file(jpeg_path, jpeg, sizeof jpeg);
-    int major = 0, minor = 0, worst = 0, i;
     double total = 0;
+    int i;
+    if (cubind_nvjpeg_jpeg_state_create(handle, &state) != NVJPEG_STATUS_SUCCESS ||
+        cubind_driver_mem_alloc(&device, sizeof decoded) != CUDA_SUCCESS)
+        return fail(what);
+    memset(&image, 0, sizeof image);
+    image.channel[0] = (unsigned char *)(uintptr_t)device;
+    image.pitch[0] = WIDTH * 3;
+    if (cubind_nvjpeg_decode(handle, state, jpeg, length, NVJPEG_OUTPUT_RGBI, &image, NULL) != NVJPEG_STATUS_SUCCESS ||
+        cubind_driver_ctx_synchronize() != CUDA_SUCCESS ||
+        cubind_driver_memcpy_dto_h(decoded, device, sizeof decoded) != CUDA_SUCCESS)
+        return fail(what);
+    *worst = 0;
+    for (i = 0; i < (int)sizeof decoded; ++i) {
+        int d = abs((int)decoded[i] - (int)reference[i]);
+        *worst = d > *worst ? d : *worst;
+        total += d;
+    }
+    *mean = total / (double)sizeof decoded;
+    cubind_driver_mem_free(device);
+    cubind_nvjpeg_jpeg_state_destroy(state);
+    return 0;
+}
+
+static void nvjpeg_decode(const char *jpeg_path, const char *rgb_path)
+{
+    static unsigned char jpeg[1 << 16], reference[WIDTH * HEIGHT * 3];
+    nvjpegHandle_t handle;
+    long length = read_file(jpeg_path, jpeg, sizeof jpeg);
+    int major = 0, minor = 0, worst = 0;
+    double mean = 0;
     if (length <= 0 || read_file(rgb_path, reference, sizeof reference) != (long)sizeof reference) {
         printf("FAILED: nvJPEG: cannot read %s or %s\n", jpeg_path, rgb_path);
         failed++;
@@ -189,33 +220,16 @@ static void nvjpeg_decode(const char *jpeg_path, const char *rgb_path)
     }
     cubind_nvjpeg_get_property(MAJOR_VERSION, &major);
     cubind_nvjpeg_get_property(MINOR_VERSION, &minor);
-    if (cubind_nvjpeg_create_simple(&handle) != NVJPEG_STATUS_SUCCESS ||
-        cubind_nvjpeg_jpeg_state_create(handle, &state) != NVJPEG_STATUS_SUCCESS ||
-        cubind_driver_mem_alloc(&device, sizeof decoded) != CUDA_SUCCESS) {
+    if (cubind_nvjpeg_create_simple(&handle) != NVJPEG_STATUS_SUCCESS) {
         fail("nvJPEG");
         return;
     }
-    memset(&image, 0, sizeof image);
-    image.channel[0] = (unsigned char *)(uintptr_t)device;
-    image.pitch[0] = WIDTH * 3;
-    if (cubind_nvjpeg_decode(handle, state, jpeg, (size_t)length, NVJPEG_OUTPUT_RGBI, &image, NULL) !=
-            NVJPEG_STATUS_SUCCESS ||
-        cubind_driver_ctx_synchronize() != CUDA_SUCCESS ||
-        cubind_driver_memcpy_dto_h(decoded, device, sizeof decoded) != CUDA_SUCCESS) {
-        fail("nvJPEG decode");
+    if (decode_and_compare(handle, jpeg, (size_t)length, reference, "nvJPEG decode", &worst, &mean) != 0)
         return;
-    }
-    for (i = 0; i < (int)sizeof decoded; ++i) {
-        int d = abs((int)decoded[i] - (int)reference[i]);
-        worst = d > worst ? d : worst;
-        total += d;
-    }
-    cubind_driver_mem_free(device);
-    cubind_nvjpeg_jpeg_state_destroy(state);
     cubind_nvjpeg_destroy(handle);
     printf("nvJPEG %d.%d: %d x %d decoded; against libjpeg: largest difference %d, mean %.3f\n", major, minor, WIDTH,
-           HEIGHT, worst, total / (double)sizeof decoded);
-    if (worst > 8 || total / (double)sizeof decoded > 1.0) {
+           HEIGHT, worst, mean);
+    if (worst > 8 || mean > 1.0) {
         printf("FAILED: nvJPEG: the pixels differ from libjpeg's by more than two IDCTs do\n");
         failed++;
         return;
@@ -261,24 +275,22 @@ static int restart_interval(nvjpegEncoderParams_t params)
 /* Encode `rgb` (WIDTH x HEIGHT, interleaved) on the GPU, decode the JPEG with nvJPEG, compare. */
 static void nvjpeg_encode(const unsigned char *rgb)
 {
-    static unsigned char jpeg[1 << 16], decoded[WIDTH * HEIGHT * 3];
+    static unsigned char jpeg[1 << 16];
     struct cubind_function_info removed = {.size = sizeof removed};
     nvjpegHandle_t handle;
     nvjpegEncoderState_t encoder;
     nvjpegEncoderParams_t params;
-    nvjpegJpegState_t state;
     nvjpegImage_t image;
-    CUdeviceptr source, target;
+    CUdeviceptr source;
     size_t length = sizeof jpeg;
-    int worst = 0, i, restarts;
-    double total = 0;
+    int worst = 0, restarts;
+    double mean = 0;
     if (cubind_nvjpeg_create_simple(&handle) != NVJPEG_STATUS_SUCCESS ||
         cubind_nvjpeg_encoder_state_create(handle, &encoder, NULL) != NVJPEG_STATUS_SUCCESS ||
         cubind_nvjpeg_encoder_params_create(handle, &params, NULL) != NVJPEG_STATUS_SUCCESS ||
         cubind_nvjpeg_encoder_params_set_quality(params, 95, NULL) != NVJPEG_STATUS_SUCCESS ||
         cubind_nvjpeg_encoder_params_set_sampling_factors(params, NVJPEG_CSS_444, NULL) != NVJPEG_STATUS_SUCCESS ||
         cubind_driver_mem_alloc(&source, WIDTH * HEIGHT * 3) != CUDA_SUCCESS ||
-        cubind_driver_mem_alloc(&target, WIDTH * HEIGHT * 3) != CUDA_SUCCESS ||
         cubind_driver_memcpy_hto_d(source, rgb, WIDTH * HEIGHT * 3) != CUDA_SUCCESS) {
         fail("nvJPEG encoder");
         return;
@@ -300,35 +312,20 @@ static void nvjpeg_encode(const unsigned char *rgb)
         printf("FAILED: nvJPEG: the restart interval was set, the JPEG has no DRI segment\n");
         failed++;
     }
-    memset(&image, 0, sizeof image);
-    image.channel[0] = (unsigned char *)(uintptr_t)target;
-    image.pitch[0] = WIDTH * 3;
-    if (cubind_nvjpeg_jpeg_state_create(handle, &state) != NVJPEG_STATUS_SUCCESS ||
-        cubind_nvjpeg_decode(handle, state, jpeg, length, NVJPEG_OUTPUT_RGBI, &image, NULL) != NVJPEG_STATUS_SUCCESS ||
-        cubind_driver_ctx_synchronize() != CUDA_SUCCESS ||
-        cubind_driver_memcpy_dto_h(decoded, target, sizeof decoded) != CUDA_SUCCESS) {
-        fail("nvJPEG decode of its encoding");
+    if (decode_and_compare(handle, jpeg, length, rgb, "nvJPEG decode of its encoding", &worst, &mean) != 0)
         return;
-    }
-    for (i = 0; i < (int)sizeof decoded; ++i) {
-        int d = abs((int)decoded[i] - (int)rgb[i]);
-        worst = d > worst ? d : worst;
-        total += d;
-    }
     cubind_function_info("nvjpegEncoderParamsCopyHuffmanTables", &removed);
     printf("nvjpegEncoderParamsCopyHuffmanTables: %s in CUDA %s%s%s\n",
            removed.state == CUBIND_FUNCTION_CALLABLE ? "callable" : "not callable",
            removed.release != NULL ? removed.release : "?", removed.reason != NULL ? ": " : "",
            removed.reason != NULL ? removed.reason : "");
-    cubind_nvjpeg_jpeg_state_destroy(state);
     cubind_nvjpeg_encoder_params_destroy(params);
     cubind_nvjpeg_encoder_state_destroy(encoder);
     cubind_nvjpeg_destroy(handle);
     cubind_driver_mem_free(source);
-    cubind_driver_mem_free(target);
     printf("nvJPEG: its decode of its encoding against the RGB encoded: largest difference %d, mean %.3f\n", worst,
-           total / (double)sizeof decoded);
-    if (worst > 24 || total / (double)sizeof decoded > 2.0) {
+           mean);
+    if (worst > 24 || mean > 2.0) {
         printf("FAILED: nvJPEG: its encoding at quality 95 lost more than quantization does\n");
         failed++;
         return;
