@@ -38,10 +38,10 @@ struct cubind_test_release_call {
  * arguments than the passthrough's: tested by test_semantic.c. Not a loader code. */
 enum { CUBIND_TEST_SEMANTIC = 100 };
 
-/* The symbol the mock must see in the release CUBIND_TEST_RELEASE names (unset: the newest),
- * and in `*action` what the call is there (0: as in the newest). */
+/* The symbol the mock must see in `release`, the release of the library's mocks this run loads (NULL:
+ * the newest's), and in `*action` what the call is there (0: as in the newest). */
 const char *cubind_test_release_symbol(const struct cubind_test_release_call *calls, size_t count,
-                                       const char *newest, int *action);
+                                       const char *release, const char *newest, int *action);
 
 /* The wrapper of `function` made no call (the mock counted none since `calls_before`) and
  * recorded why: the function cannot be called in this release. */
