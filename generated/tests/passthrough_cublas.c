@@ -25,6 +25,21 @@
 #endif
 
 
+/* The release of the mocks of libcublas this run loads: CUBIND_TEST_RELEASE where it has mocks of that
+ * release, else its newest (NULL; tests/tests.mk's release_env). */
+static const char *cubind_run_release(void)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    if (release != NULL && strcmp(release, "12.5") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "12.4") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "11.8") == 0)
+        return release;
+    (void)release;
+    return NULL;
+}
+
 /* cublasCreate with zeros: the call through which the statuses' handling is tested. */
 static int cubind_first_call(void)
 {
@@ -585,7 +600,7 @@ static void test_cubind_cublas_get_emulation_strategy(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_16, 3, "cublasGetEmulationStrategy", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_16, 3, cubind_run_release(), "cublasGetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -639,7 +654,7 @@ static void test_cubind_cublas_set_emulation_strategy(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_17, 3, "cublasSetEmulationStrategy", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_17, 3, cubind_run_release(), "cublasSetEmulationStrategy", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -681,7 +696,7 @@ static void test_cubind_cublas_get_emulation_special_values_support(void **cubin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_18, 3, "cublasGetEmulationSpecialValuesSupport", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_18, 3, cubind_run_release(), "cublasGetEmulationSpecialValuesSupport", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -735,7 +750,7 @@ static void test_cubind_cublas_set_emulation_special_values_support(void **cubin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_19, 3, "cublasSetEmulationSpecialValuesSupport", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_19, 3, cubind_run_release(), "cublasSetEmulationSpecialValuesSupport", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -777,7 +792,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_control(void *
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_20, 3, "cublasGetFixedPointEmulationMantissaControl", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_20, 3, cubind_run_release(), "cublasGetFixedPointEmulationMantissaControl", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -831,7 +846,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_control(void *
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_21, 3, "cublasSetFixedPointEmulationMantissaControl", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_21, 3, cubind_run_release(), "cublasSetFixedPointEmulationMantissaControl", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -873,7 +888,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_max_mantissa_bit_count(
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_22, 3, "cublasGetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_22, 3, cubind_run_release(), "cublasGetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -927,7 +942,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_max_mantissa_bit_count(
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_23, 3, "cublasSetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_23, 3, cubind_run_release(), "cublasSetFixedPointEmulationMaxMantissaBitCount", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -969,7 +984,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_offset(voi
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_24, 3, "cublasGetFixedPointEmulationMantissaBitOffset", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_24, 3, cubind_run_release(), "cublasGetFixedPointEmulationMantissaBitOffset", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1023,7 +1038,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_offset(voi
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_25, 3, "cublasSetFixedPointEmulationMantissaBitOffset", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_25, 3, cubind_run_release(), "cublasSetFixedPointEmulationMantissaBitOffset", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1065,7 +1080,7 @@ static void test_cubind_cublas_get_fixed_point_emulation_mantissa_bit_count_poin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 3, "cublasGetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 3, cubind_run_release(), "cublasGetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1119,7 +1134,7 @@ static void test_cubind_cublas_set_fixed_point_emulation_mantissa_bit_count_poin
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 3, "cublasSetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 3, cubind_run_release(), "cublasSetFixedPointEmulationMantissaBitCountPointer", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1359,7 +1374,7 @@ static void test_cubind_cublas_set_vector_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 1, "cublasSetVector_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 1, cubind_run_release(), "cublasSetVector_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1443,7 +1458,7 @@ static void test_cubind_cublas_get_vector_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_36, 1, "cublasGetVector_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_36, 1, cubind_run_release(), "cublasGetVector_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1530,7 +1545,7 @@ static void test_cubind_cublas_set_matrix_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 1, "cublasSetMatrix_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 1, cubind_run_release(), "cublasSetMatrix_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1618,7 +1633,7 @@ static void test_cubind_cublas_get_matrix_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_40, 1, "cublasGetMatrix_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_40, 1, cubind_run_release(), "cublasGetMatrix_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1706,7 +1721,7 @@ static void test_cubind_cublas_set_vector_async_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_42, 1, "cublasSetVectorAsync_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_42, 1, cubind_run_release(), "cublasSetVectorAsync_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1794,7 +1809,7 @@ static void test_cubind_cublas_get_vector_async_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_44, 1, "cublasGetVectorAsync_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_44, 1, cubind_run_release(), "cublasGetVectorAsync_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1885,7 +1900,7 @@ static void test_cubind_cublas_set_matrix_async_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_46, 1, "cublasSetMatrixAsync_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_46, 1, cubind_run_release(), "cublasSetMatrixAsync_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1977,7 +1992,7 @@ static void test_cubind_cublas_get_matrix_async_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_48, 1, "cublasGetMatrixAsync_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_48, 1, cubind_run_release(), "cublasGetMatrixAsync_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2093,7 +2108,7 @@ static void test_cubind_cublas_nrm2ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_51, 1, "cublasNrm2Ex_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_51, 1, cubind_run_release(), "cublasNrm2Ex_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2188,7 +2203,7 @@ static void test_cubind_cublas_snrm2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_53, 1, "cublasSnrm2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_53, 1, cubind_run_release(), "cublasSnrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2292,7 +2307,7 @@ static void test_cubind_cublas_dnrm2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_55, 1, "cublasDnrm2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_55, 1, cubind_run_release(), "cublasDnrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2396,7 +2411,7 @@ static void test_cubind_cublas_scnrm2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_57, 1, "cublasScnrm2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_57, 1, cubind_run_release(), "cublasScnrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2500,7 +2515,7 @@ static void test_cubind_cublas_dznrm2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_59, 1, "cublasDznrm2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_59, 1, cubind_run_release(), "cublasDznrm2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2610,7 +2625,7 @@ static void test_cubind_cublas_dot_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_61, 1, "cublasDotEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_61, 1, cubind_run_release(), "cublasDotEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2714,7 +2729,7 @@ static void test_cubind_cublas_dotc_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_63, 1, "cublasDotcEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_63, 1, cubind_run_release(), "cublasDotcEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2818,7 +2833,7 @@ static void test_cubind_cublas_sdot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_65, 1, "cublasSdot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_65, 1, cubind_run_release(), "cublasSdot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2930,7 +2945,7 @@ static void test_cubind_cublas_ddot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_67, 1, "cublasDdot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_67, 1, cubind_run_release(), "cublasDdot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3042,7 +3057,7 @@ static void test_cubind_cublas_cdotu_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_69, 1, "cublasCdotu_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_69, 1, cubind_run_release(), "cublasCdotu_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3154,7 +3169,7 @@ static void test_cubind_cublas_cdotc_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_71, 1, "cublasCdotc_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_71, 1, cubind_run_release(), "cublasCdotc_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3266,7 +3281,7 @@ static void test_cubind_cublas_zdotu_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 1, "cublasZdotu_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 1, cubind_run_release(), "cublasZdotu_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3378,7 +3393,7 @@ static void test_cubind_cublas_zdotc_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 1, "cublasZdotc_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 1, cubind_run_release(), "cublasZdotc_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3481,7 +3496,7 @@ static void test_cubind_cublas_scal_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 1, "cublasScalEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 1, cubind_run_release(), "cublasScalEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3576,7 +3591,7 @@ static void test_cubind_cublas_sscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 1, "cublasSscal_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 1, cubind_run_release(), "cublasSscal_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3680,7 +3695,7 @@ static void test_cubind_cublas_dscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_81, 1, "cublasDscal_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_81, 1, cubind_run_release(), "cublasDscal_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3784,7 +3799,7 @@ static void test_cubind_cublas_cscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_83, 1, "cublasCscal_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_83, 1, cubind_run_release(), "cublasCscal_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3888,7 +3903,7 @@ static void test_cubind_cublas_csscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_85, 1, "cublasCsscal_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_85, 1, cubind_run_release(), "cublasCsscal_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3992,7 +4007,7 @@ static void test_cubind_cublas_zscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_87, 1, "cublasZscal_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_87, 1, cubind_run_release(), "cublasZscal_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4096,7 +4111,7 @@ static void test_cubind_cublas_zdscal_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_89, 1, "cublasZdscal_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_89, 1, cubind_run_release(), "cublasZdscal_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4206,7 +4221,7 @@ static void test_cubind_cublas_axpy_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_91, 1, "cublasAxpyEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_91, 1, cubind_run_release(), "cublasAxpyEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4310,7 +4325,7 @@ static void test_cubind_cublas_saxpy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_93, 1, "cublasSaxpy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_93, 1, cubind_run_release(), "cublasSaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4422,7 +4437,7 @@ static void test_cubind_cublas_daxpy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_95, 1, "cublasDaxpy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_95, 1, cubind_run_release(), "cublasDaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4534,7 +4549,7 @@ static void test_cubind_cublas_caxpy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_97, 1, "cublasCaxpy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_97, 1, cubind_run_release(), "cublasCaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4646,7 +4661,7 @@ static void test_cubind_cublas_zaxpy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_99, 1, "cublasZaxpy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_99, 1, cubind_run_release(), "cublasZaxpy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4749,7 +4764,7 @@ static void test_cubind_cublas_copy_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_101, 1, "cublasCopyEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_101, 1, cubind_run_release(), "cublasCopyEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4847,7 +4862,7 @@ static void test_cubind_cublas_scopy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_103, 1, "cublasScopy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_103, 1, cubind_run_release(), "cublasScopy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4955,7 +4970,7 @@ static void test_cubind_cublas_dcopy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_105, 1, "cublasDcopy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_105, 1, cubind_run_release(), "cublasDcopy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5063,7 +5078,7 @@ static void test_cubind_cublas_ccopy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_107, 1, "cublasCcopy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_107, 1, cubind_run_release(), "cublasCcopy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5171,7 +5186,7 @@ static void test_cubind_cublas_zcopy_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_109, 1, "cublasZcopy_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_109, 1, cubind_run_release(), "cublasZcopy_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5283,7 +5298,7 @@ static void test_cubind_cublas_sswap_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_111, 1, "cublasSswap_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_111, 1, cubind_run_release(), "cublasSswap_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5399,7 +5414,7 @@ static void test_cubind_cublas_dswap_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_113, 1, "cublasDswap_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_113, 1, cubind_run_release(), "cublasDswap_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5515,7 +5530,7 @@ static void test_cubind_cublas_cswap_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_115, 1, "cublasCswap_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_115, 1, cubind_run_release(), "cublasCswap_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5631,7 +5646,7 @@ static void test_cubind_cublas_zswap_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_117, 1, "cublasZswap_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_117, 1, cubind_run_release(), "cublasZswap_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5737,7 +5752,7 @@ static void test_cubind_cublas_swap_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_119, 1, "cublasSwapEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_119, 1, cubind_run_release(), "cublasSwapEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5832,7 +5847,7 @@ static void test_cubind_cublas_isamax_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_121, 1, "cublasIsamax_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_121, 1, cubind_run_release(), "cublasIsamax_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5936,7 +5951,7 @@ static void test_cubind_cublas_idamax_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_123, 1, "cublasIdamax_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_123, 1, cubind_run_release(), "cublasIdamax_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6040,7 +6055,7 @@ static void test_cubind_cublas_icamax_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_125, 1, "cublasIcamax_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_125, 1, cubind_run_release(), "cublasIcamax_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6144,7 +6159,7 @@ static void test_cubind_cublas_izamax_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_127, 1, "cublasIzamax_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_127, 1, cubind_run_release(), "cublasIzamax_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6251,7 +6266,7 @@ static void test_cubind_cublas_iamax_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_129, 1, "cublasIamaxEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_129, 1, cubind_run_release(), "cublasIamaxEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6356,7 +6371,7 @@ static void test_cubind_cublas_isamin_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_131, 1, "cublasIsamin_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_131, 1, cubind_run_release(), "cublasIsamin_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6460,7 +6475,7 @@ static void test_cubind_cublas_idamin_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_133, 1, "cublasIdamin_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_133, 1, cubind_run_release(), "cublasIdamin_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6564,7 +6579,7 @@ static void test_cubind_cublas_icamin_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_135, 1, "cublasIcamin_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_135, 1, cubind_run_release(), "cublasIcamin_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6668,7 +6683,7 @@ static void test_cubind_cublas_izamin_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_137, 1, "cublasIzamin_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_137, 1, cubind_run_release(), "cublasIzamin_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6775,7 +6790,7 @@ static void test_cubind_cublas_iamin_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_139, 1, "cublasIaminEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_139, 1, cubind_run_release(), "cublasIaminEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6877,7 +6892,7 @@ static void test_cubind_cublas_asum_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_141, 1, "cublasAsumEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_141, 1, cubind_run_release(), "cublasAsumEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6972,7 +6987,7 @@ static void test_cubind_cublas_sasum_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_143, 1, "cublasSasum_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_143, 1, cubind_run_release(), "cublasSasum_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7076,7 +7091,7 @@ static void test_cubind_cublas_dasum_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_145, 1, "cublasDasum_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_145, 1, cubind_run_release(), "cublasDasum_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7180,7 +7195,7 @@ static void test_cubind_cublas_scasum_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_147, 1, "cublasScasum_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_147, 1, cubind_run_release(), "cublasScasum_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7284,7 +7299,7 @@ static void test_cubind_cublas_dzasum_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_149, 1, "cublasDzasum_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_149, 1, cubind_run_release(), "cublasDzasum_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7401,7 +7416,7 @@ static void test_cubind_cublas_srot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_151, 1, "cublasSrot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_151, 1, cubind_run_release(), "cublasSrot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7525,7 +7540,7 @@ static void test_cubind_cublas_drot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_153, 1, "cublasDrot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_153, 1, cubind_run_release(), "cublasDrot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7649,7 +7664,7 @@ static void test_cubind_cublas_crot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_155, 1, "cublasCrot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_155, 1, cubind_run_release(), "cublasCrot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7773,7 +7788,7 @@ static void test_cubind_cublas_csrot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_157, 1, "cublasCsrot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_157, 1, cubind_run_release(), "cublasCsrot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7897,7 +7912,7 @@ static void test_cubind_cublas_zrot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_159, 1, "cublasZrot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_159, 1, cubind_run_release(), "cublasZrot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8021,7 +8036,7 @@ static void test_cubind_cublas_zdrot_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_161, 1, "cublasZdrot_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_161, 1, cubind_run_release(), "cublasZdrot_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8141,7 +8156,7 @@ static void test_cubind_cublas_rot_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_163, 1, "cublasRotEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_163, 1, cubind_run_release(), "cublasRotEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8522,7 +8537,7 @@ static void test_cubind_cublas_srotm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_170, 1, "cublasSrotm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_170, 1, cubind_run_release(), "cublasSrotm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8642,7 +8657,7 @@ static void test_cubind_cublas_drotm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_172, 1, "cublasDrotm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_172, 1, cubind_run_release(), "cublasDrotm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8758,7 +8773,7 @@ static void test_cubind_cublas_rotm_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_174, 1, "cublasRotmEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_174, 1, cubind_run_release(), "cublasRotmEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9045,7 +9060,7 @@ static void test_cubind_cublas_sgemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_179, 1, "cublasSgemv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_179, 1, cubind_run_release(), "cublasSgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9177,7 +9192,7 @@ static void test_cubind_cublas_dgemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_181, 1, "cublasDgemv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_181, 1, cubind_run_release(), "cublasDgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9309,7 +9324,7 @@ static void test_cubind_cublas_cgemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_183, 1, "cublasCgemv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_183, 1, cubind_run_release(), "cublasCgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9441,7 +9456,7 @@ static void test_cubind_cublas_zgemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_185, 1, "cublasZgemv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_185, 1, cubind_run_release(), "cublasZgemv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9579,7 +9594,7 @@ static void test_cubind_cublas_sgbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_187, 1, "cublasSgbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_187, 1, cubind_run_release(), "cublasSgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9719,7 +9734,7 @@ static void test_cubind_cublas_dgbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_189, 1, "cublasDgbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_189, 1, cubind_run_release(), "cublasDgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9859,7 +9874,7 @@ static void test_cubind_cublas_cgbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_191, 1, "cublasCgbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_191, 1, cubind_run_release(), "cublasCgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9999,7 +10014,7 @@ static void test_cubind_cublas_zgbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_193, 1, "cublasZgbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_193, 1, cubind_run_release(), "cublasZgbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10124,7 +10139,7 @@ static void test_cubind_cublas_strmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_195, 1, "cublasStrmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_195, 1, cubind_run_release(), "cublasStrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10244,7 +10259,7 @@ static void test_cubind_cublas_dtrmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 1, "cublasDtrmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 1, cubind_run_release(), "cublasDtrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10364,7 +10379,7 @@ static void test_cubind_cublas_ctrmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_199, 1, "cublasCtrmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_199, 1, cubind_run_release(), "cublasCtrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10484,7 +10499,7 @@ static void test_cubind_cublas_ztrmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_201, 1, "cublasZtrmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_201, 1, cubind_run_release(), "cublasZtrmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10607,7 +10622,7 @@ static void test_cubind_cublas_stbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 1, "cublasStbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 1, cubind_run_release(), "cublasStbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10731,7 +10746,7 @@ static void test_cubind_cublas_dtbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_205, 1, "cublasDtbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_205, 1, cubind_run_release(), "cublasDtbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10855,7 +10870,7 @@ static void test_cubind_cublas_ctbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_207, 1, "cublasCtbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_207, 1, cubind_run_release(), "cublasCtbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10979,7 +10994,7 @@ static void test_cubind_cublas_ztbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_209, 1, "cublasZtbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_209, 1, cubind_run_release(), "cublasZtbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11097,7 +11112,7 @@ static void test_cubind_cublas_stpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_211, 1, "cublasStpmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_211, 1, cubind_run_release(), "cublasStpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11213,7 +11228,7 @@ static void test_cubind_cublas_dtpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_213, 1, "cublasDtpmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_213, 1, cubind_run_release(), "cublasDtpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11329,7 +11344,7 @@ static void test_cubind_cublas_ctpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_215, 1, "cublasCtpmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_215, 1, cubind_run_release(), "cublasCtpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11445,7 +11460,7 @@ static void test_cubind_cublas_ztpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_217, 1, "cublasZtpmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_217, 1, cubind_run_release(), "cublasZtpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11564,7 +11579,7 @@ static void test_cubind_cublas_strsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_219, 1, "cublasStrsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_219, 1, cubind_run_release(), "cublasStrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11684,7 +11699,7 @@ static void test_cubind_cublas_dtrsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_221, 1, "cublasDtrsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_221, 1, cubind_run_release(), "cublasDtrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11804,7 +11819,7 @@ static void test_cubind_cublas_ctrsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_223, 1, "cublasCtrsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_223, 1, cubind_run_release(), "cublasCtrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11924,7 +11939,7 @@ static void test_cubind_cublas_ztrsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_225, 1, "cublasZtrsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_225, 1, cubind_run_release(), "cublasZtrsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12041,7 +12056,7 @@ static void test_cubind_cublas_stpsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_227, 1, "cublasStpsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_227, 1, cubind_run_release(), "cublasStpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12157,7 +12172,7 @@ static void test_cubind_cublas_dtpsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_229, 1, "cublasDtpsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_229, 1, cubind_run_release(), "cublasDtpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12273,7 +12288,7 @@ static void test_cubind_cublas_ctpsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_231, 1, "cublasCtpsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_231, 1, cubind_run_release(), "cublasCtpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12389,7 +12404,7 @@ static void test_cubind_cublas_ztpsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_233, 1, "cublasZtpsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_233, 1, cubind_run_release(), "cublasZtpsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12511,7 +12526,7 @@ static void test_cubind_cublas_stbsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_235, 1, "cublasStbsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_235, 1, cubind_run_release(), "cublasStbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12635,7 +12650,7 @@ static void test_cubind_cublas_dtbsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_237, 1, "cublasDtbsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_237, 1, cubind_run_release(), "cublasDtbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12759,7 +12774,7 @@ static void test_cubind_cublas_ctbsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_239, 1, "cublasCtbsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_239, 1, cubind_run_release(), "cublasCtbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12883,7 +12898,7 @@ static void test_cubind_cublas_ztbsv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_241, 1, "cublasZtbsv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_241, 1, cubind_run_release(), "cublasZtbsv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13010,7 +13025,7 @@ static void test_cubind_cublas_ssymv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_243, 1, "cublasSsymv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_243, 1, cubind_run_release(), "cublasSsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13138,7 +13153,7 @@ static void test_cubind_cublas_dsymv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_245, 1, "cublasDsymv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_245, 1, cubind_run_release(), "cublasDsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13266,7 +13281,7 @@ static void test_cubind_cublas_csymv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_247, 1, "cublasCsymv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_247, 1, cubind_run_release(), "cublasCsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13394,7 +13409,7 @@ static void test_cubind_cublas_zsymv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_249, 1, "cublasZsymv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_249, 1, cubind_run_release(), "cublasZsymv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13522,7 +13537,7 @@ static void test_cubind_cublas_chemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_251, 1, "cublasChemv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_251, 1, cubind_run_release(), "cublasChemv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13650,7 +13665,7 @@ static void test_cubind_cublas_zhemv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_253, 1, "cublasZhemv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_253, 1, cubind_run_release(), "cublasZhemv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13781,7 +13796,7 @@ static void test_cubind_cublas_ssbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_255, 1, "cublasSsbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_255, 1, cubind_run_release(), "cublasSsbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13913,7 +13928,7 @@ static void test_cubind_cublas_dsbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 1, "cublasDsbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 1, cubind_run_release(), "cublasDsbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14045,7 +14060,7 @@ static void test_cubind_cublas_chbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 1, "cublasChbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 1, cubind_run_release(), "cublasChbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14177,7 +14192,7 @@ static void test_cubind_cublas_zhbmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_261, 1, "cublasZhbmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_261, 1, cubind_run_release(), "cublasZhbmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14303,7 +14318,7 @@ static void test_cubind_cublas_sspmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_263, 1, "cublasSspmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_263, 1, cubind_run_release(), "cublasSspmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14427,7 +14442,7 @@ static void test_cubind_cublas_dspmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_265, 1, "cublasDspmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_265, 1, cubind_run_release(), "cublasDspmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14551,7 +14566,7 @@ static void test_cubind_cublas_chpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_267, 1, "cublasChpmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_267, 1, cubind_run_release(), "cublasChpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14675,7 +14690,7 @@ static void test_cubind_cublas_zhpmv_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_269, 1, "cublasZhpmv_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_269, 1, cubind_run_release(), "cublasZhpmv_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14799,7 +14814,7 @@ static void test_cubind_cublas_sger_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_271, 1, "cublasSger_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_271, 1, cubind_run_release(), "cublasSger_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14923,7 +14938,7 @@ static void test_cubind_cublas_dger_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_273, 1, "cublasDger_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_273, 1, cubind_run_release(), "cublasDger_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15047,7 +15062,7 @@ static void test_cubind_cublas_cgeru_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_275, 1, "cublasCgeru_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_275, 1, cubind_run_release(), "cublasCgeru_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15171,7 +15186,7 @@ static void test_cubind_cublas_cgerc_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_277, 1, "cublasCgerc_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_277, 1, cubind_run_release(), "cublasCgerc_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15295,7 +15310,7 @@ static void test_cubind_cublas_zgeru_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_279, 1, "cublasZgeru_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_279, 1, cubind_run_release(), "cublasZgeru_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15419,7 +15434,7 @@ static void test_cubind_cublas_zgerc_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_281, 1, "cublasZgerc_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_281, 1, cubind_run_release(), "cublasZgerc_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15537,7 +15552,7 @@ static void test_cubind_cublas_ssyr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_283, 1, "cublasSsyr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_283, 1, cubind_run_release(), "cublasSsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15653,7 +15668,7 @@ static void test_cubind_cublas_dsyr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_285, 1, "cublasDsyr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_285, 1, cubind_run_release(), "cublasDsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15769,7 +15784,7 @@ static void test_cubind_cublas_csyr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_287, 1, "cublasCsyr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_287, 1, cubind_run_release(), "cublasCsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15885,7 +15900,7 @@ static void test_cubind_cublas_zsyr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_289, 1, "cublasZsyr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_289, 1, cubind_run_release(), "cublasZsyr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16001,7 +16016,7 @@ static void test_cubind_cublas_cher_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_291, 1, "cublasCher_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_291, 1, cubind_run_release(), "cublasCher_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16117,7 +16132,7 @@ static void test_cubind_cublas_zher_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_293, 1, "cublasZher_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_293, 1, cubind_run_release(), "cublasZher_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16230,7 +16245,7 @@ static void test_cubind_cublas_sspr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_295, 1, "cublasSspr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_295, 1, cubind_run_release(), "cublasSspr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16342,7 +16357,7 @@ static void test_cubind_cublas_dspr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_297, 1, "cublasDspr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_297, 1, cubind_run_release(), "cublasDspr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16454,7 +16469,7 @@ static void test_cubind_cublas_chpr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_299, 1, "cublasChpr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_299, 1, cubind_run_release(), "cublasChpr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16566,7 +16581,7 @@ static void test_cubind_cublas_zhpr_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_301, 1, "cublasZhpr_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_301, 1, cubind_run_release(), "cublasZhpr_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16687,7 +16702,7 @@ static void test_cubind_cublas_ssyr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_303, 1, "cublasSsyr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_303, 1, cubind_run_release(), "cublasSsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16811,7 +16826,7 @@ static void test_cubind_cublas_dsyr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 1, "cublasDsyr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 1, cubind_run_release(), "cublasDsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16935,7 +16950,7 @@ static void test_cubind_cublas_csyr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_307, 1, "cublasCsyr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_307, 1, cubind_run_release(), "cublasCsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17059,7 +17074,7 @@ static void test_cubind_cublas_zsyr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 1, "cublasZsyr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 1, cubind_run_release(), "cublasZsyr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17183,7 +17198,7 @@ static void test_cubind_cublas_cher2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_311, 1, "cublasCher2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_311, 1, cubind_run_release(), "cublasCher2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17307,7 +17322,7 @@ static void test_cubind_cublas_zher2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_313, 1, "cublasZher2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_313, 1, cubind_run_release(), "cublasZher2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17428,7 +17443,7 @@ static void test_cubind_cublas_sspr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_315, 1, "cublasSspr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_315, 1, cubind_run_release(), "cublasSspr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17548,7 +17563,7 @@ static void test_cubind_cublas_dspr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_317, 1, "cublasDspr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_317, 1, cubind_run_release(), "cublasDspr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17668,7 +17683,7 @@ static void test_cubind_cublas_chpr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_319, 1, "cublasChpr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_319, 1, cubind_run_release(), "cublasChpr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17788,7 +17803,7 @@ static void test_cubind_cublas_zhpr2_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_321, 1, "cublasZhpr2_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_321, 1, cubind_run_release(), "cublasZhpr2_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17908,7 +17923,7 @@ static void test_cubind_cublas_sgemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_323, 1, "cublasSgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_323, 1, cubind_run_release(), "cublasSgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18020,7 +18035,7 @@ static void test_cubind_cublas_dgemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_325, 1, "cublasDgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_325, 1, cubind_run_release(), "cublasDgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18132,7 +18147,7 @@ static void test_cubind_cublas_cgemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_327, 1, "cublasCgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_327, 1, cubind_run_release(), "cublasCgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18244,7 +18259,7 @@ static void test_cubind_cublas_zgemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_329, 1, "cublasZgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_329, 1, cubind_run_release(), "cublasZgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18377,7 +18392,7 @@ static void test_cubind_cublas_sgemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_331, 1, "cublasSgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_331, 1, cubind_run_release(), "cublasSgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18525,7 +18540,7 @@ static void test_cubind_cublas_dgemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_333, 1, "cublasDgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_333, 1, cubind_run_release(), "cublasDgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18673,7 +18688,7 @@ static void test_cubind_cublas_cgemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_335, 1, "cublasCgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_335, 1, cubind_run_release(), "cublasCgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18821,7 +18836,7 @@ static void test_cubind_cublas_zgemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_337, 1, "cublasZgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_337, 1, cubind_run_release(), "cublasZgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18963,7 +18978,7 @@ static void test_cubind_cublas_sgemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_339, 1, "cublasSgemm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_339, 1, cubind_run_release(), "cublasSgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19103,7 +19118,7 @@ static void test_cubind_cublas_dgemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_341, 1, "cublasDgemm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_341, 1, cubind_run_release(), "cublasDgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19243,7 +19258,7 @@ static void test_cubind_cublas_cgemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_343, 1, "cublasCgemm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_343, 1, cubind_run_release(), "cublasCgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19383,7 +19398,7 @@ static void test_cubind_cublas_cgemm3m_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_345, 1, "cublasCgemm3m_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_345, 1, cubind_run_release(), "cublasCgemm3m_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19520,7 +19535,7 @@ static void test_cubind_cublas_cgemm3m_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_347, 1, "cublasCgemm3mEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_347, 1, cubind_run_release(), "cublasCgemm3mEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19651,7 +19666,7 @@ static void test_cubind_cublas_zgemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_349, 1, "cublasZgemm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_349, 1, cubind_run_release(), "cublasZgemm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19791,7 +19806,7 @@ static void test_cubind_cublas_zgemm3m_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_351, 1, "cublasZgemm3m_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_351, 1, cubind_run_release(), "cublasZgemm3m_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -19928,7 +19943,7 @@ static void test_cubind_cublas_sgemm_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_353, 1, "cublasSgemmEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_353, 1, cubind_run_release(), "cublasSgemmEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20062,7 +20077,7 @@ static void test_cubind_cublas_gemm_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 1, "cublasGemmEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 1, cubind_run_release(), "cublasGemmEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20192,7 +20207,7 @@ static void test_cubind_cublas_cgemm_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 1, "cublasCgemmEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 1, cubind_run_release(), "cublasCgemmEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20314,7 +20329,7 @@ static void test_cubind_cublas_ssyrk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_359, 1, "cublasSsyrk_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_359, 1, cubind_run_release(), "cublasSsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20442,7 +20457,7 @@ static void test_cubind_cublas_dsyrk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_361, 1, "cublasDsyrk_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_361, 1, cubind_run_release(), "cublasDsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20570,7 +20585,7 @@ static void test_cubind_cublas_csyrk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_363, 1, "cublasCsyrk_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_363, 1, cubind_run_release(), "cublasCsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20698,7 +20713,7 @@ static void test_cubind_cublas_zsyrk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_365, 1, "cublasZsyrk_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_365, 1, cubind_run_release(), "cublasZsyrk_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20820,7 +20835,7 @@ static void test_cubind_cublas_csyrk_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_367, 1, "cublasCsyrkEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_367, 1, cubind_run_release(), "cublasCsyrkEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -20932,7 +20947,7 @@ static void test_cubind_cublas_csyrk3m_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_369, 1, "cublasCsyrk3mEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_369, 1, cubind_run_release(), "cublasCsyrk3mEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21050,7 +21065,7 @@ static void test_cubind_cublas_cherk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_371, 1, "cublasCherk_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_371, 1, cubind_run_release(), "cublasCherk_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21178,7 +21193,7 @@ static void test_cubind_cublas_zherk_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_373, 1, "cublasZherk_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_373, 1, cubind_run_release(), "cublasZherk_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21300,7 +21315,7 @@ static void test_cubind_cublas_cherk_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_375, 1, "cublasCherkEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_375, 1, cubind_run_release(), "cublasCherkEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21412,7 +21427,7 @@ static void test_cubind_cublas_cherk3m_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_377, 1, "cublasCherk3mEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_377, 1, cubind_run_release(), "cublasCherk3mEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21536,7 +21551,7 @@ static void test_cubind_cublas_ssyr2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_379, 1, "cublasSsyr2k_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_379, 1, cubind_run_release(), "cublasSsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21672,7 +21687,7 @@ static void test_cubind_cublas_dsyr2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_381, 1, "cublasDsyr2k_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_381, 1, cubind_run_release(), "cublasDsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21808,7 +21823,7 @@ static void test_cubind_cublas_csyr2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_383, 1, "cublasCsyr2k_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_383, 1, cubind_run_release(), "cublasCsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -21944,7 +21959,7 @@ static void test_cubind_cublas_zsyr2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_385, 1, "cublasZsyr2k_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_385, 1, cubind_run_release(), "cublasZsyr2k_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22080,7 +22095,7 @@ static void test_cubind_cublas_cher2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_387, 1, "cublasCher2k_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_387, 1, cubind_run_release(), "cublasCher2k_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22216,7 +22231,7 @@ static void test_cubind_cublas_zher2k_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_389, 1, "cublasZher2k_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_389, 1, cubind_run_release(), "cublasZher2k_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22352,7 +22367,7 @@ static void test_cubind_cublas_ssyrkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_391, 1, "cublasSsyrkx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_391, 1, cubind_run_release(), "cublasSsyrkx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22488,7 +22503,7 @@ static void test_cubind_cublas_dsyrkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_393, 1, "cublasDsyrkx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_393, 1, cubind_run_release(), "cublasDsyrkx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22624,7 +22639,7 @@ static void test_cubind_cublas_csyrkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_395, 1, "cublasCsyrkx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_395, 1, cubind_run_release(), "cublasCsyrkx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22760,7 +22775,7 @@ static void test_cubind_cublas_zsyrkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_397, 1, "cublasZsyrkx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_397, 1, cubind_run_release(), "cublasZsyrkx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -22896,7 +22911,7 @@ static void test_cubind_cublas_cherkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_399, 1, "cublasCherkx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_399, 1, cubind_run_release(), "cublasCherkx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23032,7 +23047,7 @@ static void test_cubind_cublas_zherkx_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_401, 1, "cublasZherkx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_401, 1, cubind_run_release(), "cublasZherkx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23168,7 +23183,7 @@ static void test_cubind_cublas_ssymm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_403, 1, "cublasSsymm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_403, 1, cubind_run_release(), "cublasSsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23304,7 +23319,7 @@ static void test_cubind_cublas_dsymm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_405, 1, "cublasDsymm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_405, 1, cubind_run_release(), "cublasDsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23440,7 +23455,7 @@ static void test_cubind_cublas_csymm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_407, 1, "cublasCsymm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_407, 1, cubind_run_release(), "cublasCsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23576,7 +23591,7 @@ static void test_cubind_cublas_zsymm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_409, 1, "cublasZsymm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_409, 1, cubind_run_release(), "cublasZsymm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23712,7 +23727,7 @@ static void test_cubind_cublas_chemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_411, 1, "cublasChemm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_411, 1, cubind_run_release(), "cublasChemm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23848,7 +23863,7 @@ static void test_cubind_cublas_zhemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_413, 1, "cublasZhemm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_413, 1, cubind_run_release(), "cublasZhemm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -23981,7 +23996,7 @@ static void test_cubind_cublas_strsm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_415, 1, "cublasStrsm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_415, 1, cubind_run_release(), "cublasStrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24113,7 +24128,7 @@ static void test_cubind_cublas_dtrsm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_417, 1, "cublasDtrsm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_417, 1, cubind_run_release(), "cublasDtrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24245,7 +24260,7 @@ static void test_cubind_cublas_ctrsm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_419, 1, "cublasCtrsm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_419, 1, cubind_run_release(), "cublasCtrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24377,7 +24392,7 @@ static void test_cubind_cublas_ztrsm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_421, 1, "cublasZtrsm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_421, 1, cubind_run_release(), "cublasZtrsm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24515,7 +24530,7 @@ static void test_cubind_cublas_strmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_423, 1, "cublasStrmm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_423, 1, cubind_run_release(), "cublasStrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24655,7 +24670,7 @@ static void test_cubind_cublas_dtrmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_425, 1, "cublasDtrmm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_425, 1, cubind_run_release(), "cublasDtrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24795,7 +24810,7 @@ static void test_cubind_cublas_ctrmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_427, 1, "cublasCtrmm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_427, 1, cubind_run_release(), "cublasCtrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -24935,7 +24950,7 @@ static void test_cubind_cublas_ztrmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_429, 1, "cublasZtrmm_v2_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_429, 1, cubind_run_release(), "cublasZtrmm_v2_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25066,7 +25081,7 @@ static void test_cubind_cublas_sgemm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_431, 1, "cublasSgemmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_431, 1, cubind_run_release(), "cublasSgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25186,7 +25201,7 @@ static void test_cubind_cublas_dgemm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_433, 1, "cublasDgemmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_433, 1, cubind_run_release(), "cublasDgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25306,7 +25321,7 @@ static void test_cubind_cublas_cgemm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_435, 1, "cublasCgemmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_435, 1, cubind_run_release(), "cublasCgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25426,7 +25441,7 @@ static void test_cubind_cublas_cgemm3m_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_437, 1, "cublasCgemm3mBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_437, 1, cubind_run_release(), "cublasCgemm3mBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25546,7 +25561,7 @@ static void test_cubind_cublas_zgemm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_439, 1, "cublasZgemmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_439, 1, cubind_run_release(), "cublasZgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25687,7 +25702,7 @@ static void test_cubind_cublas_sgemm_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_441, 1, "cublasSgemmStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_441, 1, cubind_run_release(), "cublasSgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25843,7 +25858,7 @@ static void test_cubind_cublas_dgemm_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_443, 1, "cublasDgemmStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_443, 1, cubind_run_release(), "cublasDgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -25999,7 +26014,7 @@ static void test_cubind_cublas_cgemm_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_445, 1, "cublasCgemmStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_445, 1, cubind_run_release(), "cublasCgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26155,7 +26170,7 @@ static void test_cubind_cublas_cgemm3m_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_447, 1, "cublasCgemm3mStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_447, 1, cubind_run_release(), "cublasCgemm3mStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26311,7 +26326,7 @@ static void test_cubind_cublas_zgemm_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_449, 1, "cublasZgemmStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_449, 1, cubind_run_release(), "cublasZgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26461,7 +26476,7 @@ static void test_cubind_cublas_gemm_batched_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_451, 1, "cublasGemmBatchedEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_451, 1, cubind_run_release(), "cublasGemmBatchedEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26610,7 +26625,7 @@ static void test_cubind_cublas_gemm_strided_batched_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_453, 1, "cublasGemmStridedBatchedEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_453, 1, cubind_run_release(), "cublasGemmStridedBatchedEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26685,7 +26700,7 @@ static void test_cubind_cublas_sgemm_grouped_batched(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_454, 1, "cublasSgemmGroupedBatched", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_454, 1, cubind_run_release(), "cublasSgemmGroupedBatched", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26753,7 +26768,7 @@ static void test_cubind_cublas_sgemm_grouped_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_455, 1, "cublasSgemmGroupedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_455, 1, cubind_run_release(), "cublasSgemmGroupedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26821,7 +26836,7 @@ static void test_cubind_cublas_dgemm_grouped_batched(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_456, 1, "cublasDgemmGroupedBatched", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_456, 1, cubind_run_release(), "cublasDgemmGroupedBatched", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26889,7 +26904,7 @@ static void test_cubind_cublas_dgemm_grouped_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_457, 1, "cublasDgemmGroupedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_457, 1, cubind_run_release(), "cublasDgemmGroupedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -26962,7 +26977,7 @@ static void test_cubind_cublas_gemm_grouped_batched_ex(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_458, 2, "cublasGemmGroupedBatchedEx", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_458, 2, cubind_run_release(), "cublasGemmGroupedBatchedEx", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27039,7 +27054,7 @@ static void test_cubind_cublas_gemm_grouped_batched_ex_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_459, 2, "cublasGemmGroupedBatchedEx_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_459, 2, cubind_run_release(), "cublasGemmGroupedBatchedEx_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27170,7 +27185,7 @@ static void test_cubind_cublas_sgeam_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_461, 1, "cublasSgeam_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_461, 1, cubind_run_release(), "cublasSgeam_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27306,7 +27321,7 @@ static void test_cubind_cublas_dgeam_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_463, 1, "cublasDgeam_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_463, 1, cubind_run_release(), "cublasDgeam_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27442,7 +27457,7 @@ static void test_cubind_cublas_cgeam_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_465, 1, "cublasCgeam_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_465, 1, cubind_run_release(), "cublasCgeam_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27578,7 +27593,7 @@ static void test_cubind_cublas_zgeam_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_467, 1, "cublasZgeam_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_467, 1, cubind_run_release(), "cublasZgeam_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27702,7 +27717,7 @@ static void test_cubind_cublas_strsm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_469, 1, "cublasStrsmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_469, 1, cubind_run_release(), "cublasStrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27814,7 +27829,7 @@ static void test_cubind_cublas_dtrsm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_471, 1, "cublasDtrsmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_471, 1, cubind_run_release(), "cublasDtrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -27926,7 +27941,7 @@ static void test_cubind_cublas_ctrsm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_473, 1, "cublasCtrsmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_473, 1, cubind_run_release(), "cublasCtrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -28038,7 +28053,7 @@ static void test_cubind_cublas_ztrsm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_475, 1, "cublasZtrsmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_475, 1, cubind_run_release(), "cublasZtrsmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -28153,7 +28168,7 @@ static void test_cubind_cublas_sdgmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_477, 1, "cublasSdgmm_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_477, 1, cubind_run_release(), "cublasSdgmm_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -28277,7 +28292,7 @@ static void test_cubind_cublas_ddgmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_479, 1, "cublasDdgmm_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_479, 1, cubind_run_release(), "cublasDdgmm_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -28401,7 +28416,7 @@ static void test_cubind_cublas_cdgmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_481, 1, "cublasCdgmm_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_481, 1, cubind_run_release(), "cublasCdgmm_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -28525,7 +28540,7 @@ static void test_cubind_cublas_zdgmm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_483, 1, "cublasZdgmm_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_483, 1, cubind_run_release(), "cublasZdgmm_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -30438,7 +30453,7 @@ static void test_cubind_cublas_hsh_gemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_518, 1, "cublasHSHgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_518, 1, cubind_run_release(), "cublasHSHgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -30550,7 +30565,7 @@ static void test_cubind_cublas_hss_gemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_520, 1, "cublasHSSgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_520, 1, cubind_run_release(), "cublasHSSgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -30662,7 +30677,7 @@ static void test_cubind_cublas_tst_gemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_INITIALIZED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_522, 1, "cublasTSTgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_522, 1, cubind_run_release(), "cublasTSTgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -30774,7 +30789,7 @@ static void test_cubind_cublas_tss_gemv_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INVALID_VALUE;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_524, 1, "cublasTSSgemvBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_524, 1, cubind_run_release(), "cublasTSSgemvBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -30895,7 +30910,7 @@ static void test_cubind_cublas_hsh_gemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_MAPPING_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_526, 1, "cublasHSHgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_526, 1, cubind_run_release(), "cublasHSHgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -31031,7 +31046,7 @@ static void test_cubind_cublas_hss_gemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_INTERNAL_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_528, 1, "cublasHSSgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_528, 1, cubind_run_release(), "cublasHSSgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -31167,7 +31182,7 @@ static void test_cubind_cublas_tst_gemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_LICENSE_ERROR;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_530, 1, "cublasTSTgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_530, 1, cubind_run_release(), "cublasTSTgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -31303,7 +31318,7 @@ static void test_cubind_cublas_tss_gemv_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ALLOC_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_532, 1, "cublasTSSgemvStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_532, 1, cubind_run_release(), "cublasTSSgemvStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -31433,7 +31448,7 @@ static void test_cubind_cublas_hgemm_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_ARCH_MISMATCH;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_534, 1, "cublasHgemm_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_534, 1, cubind_run_release(), "cublasHgemm_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -31552,7 +31567,7 @@ static void test_cubind_cublas_hgemm_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_EXECUTION_FAILED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_536, 1, "cublasHgemmBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_536, 1, cubind_run_release(), "cublasHgemmBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -31681,7 +31696,7 @@ static void test_cubind_cublas_hgemm_strided_batched_64(void **cubind_state)
     const cublasStatus_t cubind_expected = CUBLAS_STATUS_NOT_SUPPORTED;
     cublasStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_538, 1, "cublasHgemmStridedBatched_64", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_538, 1, cubind_run_release(), "cublasHgemmStridedBatched_64", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -35168,14 +35183,16 @@ const struct CMUnitTest cubind_passthrough_cublas[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_cublas_count = 591;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
+/* How many functions the release of this run's mocks cannot call (the newest: what it removed). */
 size_t cubind_passthrough_cublas_not_callable(void)
 {
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+    const char *release = cubind_run_release();
+    if (release != NULL && strcmp(release, "12.5") == 0)
         return 12;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+    if (release != NULL && strcmp(release, "12.4") == 0)
         return 14;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+    if (release != NULL && strcmp(release, "11.8") == 0)
         return 247;
+    (void)release;
     return 0; /* the newest: what it removed */
 }

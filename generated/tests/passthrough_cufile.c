@@ -25,6 +25,17 @@
 #endif
 
 
+/* The release of the mocks of libcufile this run loads: CUBIND_TEST_RELEASE where it has mocks of that
+ * release, else its newest (NULL; tests/tests.mk's release_env). */
+static const char *cubind_run_release(void)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    if (release != NULL && strcmp(release, "12.4") == 0)
+        return release;
+    (void)release;
+    return NULL;
+}
+
 /* cuFileHandleRegister with zeros: the call through which the statuses' handling is tested. */
 static int cubind_first_call(void)
 {
@@ -876,7 +887,7 @@ static void test_cubind_cufile_get_parameter_size_t(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_HANDLE_NOT_REGISTERED;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_25, 1, "cuFileGetParameterSizeT", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_25, 1, cubind_run_release(), "cuFileGetParameterSizeT", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -928,7 +939,7 @@ static void test_cubind_cufile_get_parameter_bool(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_HANDLE_ALREADY_REGISTERED;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 1, "cuFileGetParameterBool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 1, cubind_run_release(), "cuFileGetParameterBool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -981,7 +992,7 @@ static void test_cubind_cufile_get_parameter_string(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_DEVICE_NOT_FOUND;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 1, "cuFileGetParameterString", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 1, cubind_run_release(), "cuFileGetParameterString", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1035,7 +1046,7 @@ static void test_cubind_cufile_get_parameter_min_max_value(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_INTERNAL_ERROR;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_28, 1, "cuFileGetParameterMinMaxValue", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_28, 1, cubind_run_release(), "cuFileGetParameterMinMaxValue", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1092,7 +1103,7 @@ static void test_cubind_cufile_set_parameter_size_t(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_GETNEWFD_FAILED;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_29, 1, "cuFileSetParameterSizeT", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_29, 1, cubind_run_release(), "cuFileSetParameterSizeT", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1132,7 +1143,7 @@ static void test_cubind_cufile_set_parameter_bool(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_NVFS_SETUP_ERROR;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_30, 1, "cuFileSetParameterBool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_30, 1, cubind_run_release(), "cuFileSetParameterBool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1172,7 +1183,7 @@ static void test_cubind_cufile_set_parameter_string(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_IO_DISABLED;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_31, 1, "cuFileSetParameterString", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_31, 1, cubind_run_release(), "cuFileSetParameterString", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1211,7 +1222,7 @@ static void test_cubind_cufile_set_stats_level(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_BATCH_SUBMIT_FAILED;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_32, 1, "cuFileSetStatsLevel", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_32, 1, cubind_run_release(), "cuFileSetStatsLevel", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1249,7 +1260,7 @@ static void test_cubind_cufile_get_stats_level(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_GPU_MEMORY_PINNING_FAILED;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 1, "cuFileGetStatsLevel", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 1, cubind_run_release(), "cuFileGetStatsLevel", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1298,7 +1309,7 @@ static void test_cubind_cufile_stats_start(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_BATCH_FULL;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 1, "cuFileStatsStart", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 1, cubind_run_release(), "cuFileStatsStart", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1334,7 +1345,7 @@ static void test_cubind_cufile_stats_stop(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_ASYNC_NOT_SUPPORTED;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_35, 1, "cuFileStatsStop", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_35, 1, cubind_run_release(), "cuFileStatsStop", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1370,7 +1381,7 @@ static void test_cubind_cufile_stats_reset(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_INTERNAL_BATCH_SETUP_ERROR;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_36, 1, "cuFileStatsReset", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_36, 1, cubind_run_release(), "cuFileStatsReset", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1407,7 +1418,7 @@ static void test_cubind_cufile_get_stats_l1(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_INTERNAL_BATCH_SUBMIT_ERROR;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_37, 1, "cuFileGetStatsL1", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_37, 1, cubind_run_release(), "cuFileGetStatsL1", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1457,7 +1468,7 @@ static void test_cubind_cufile_get_stats_l2(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_INTERNAL_BATCH_GETSTATUS_ERROR;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 1, "cuFileGetStatsL2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 1, cubind_run_release(), "cuFileGetStatsL2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1507,7 +1518,7 @@ static void test_cubind_cufile_get_stats_l3(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_INTERNAL_BATCH_CANCEL_ERROR;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_39, 1, "cuFileGetStatsL3", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_39, 1, cubind_run_release(), "cuFileGetStatsL3", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1558,7 +1569,7 @@ static void test_cubind_cufile_get_bar_size_in_kb(void **cubind_state)
     const CUfileOpError cubind_expected = CU_FILE_NOMEM_ERROR;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_40, 1, "cuFileGetBARSizeInKB", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_40, 1, cubind_run_release(), "cuFileGetBARSizeInKB", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1611,7 +1622,7 @@ static void test_cubind_cufile_set_parameter_posix_pool_slab_array(void **cubind
     const CUfileOpError cubind_expected = CU_FILE_IO_ERROR;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_41, 1, "cuFileSetParameterPosixPoolSlabArray", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_41, 1, cubind_run_release(), "cuFileSetParameterPosixPoolSlabArray", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1653,7 +1664,7 @@ static void test_cubind_cufile_get_parameter_posix_pool_slab_array(void **cubind
     const CUfileOpError cubind_expected = CU_FILE_INTERNAL_BUF_REGISTER_ERROR;
     CUfileError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_42, 1, "cuFileGetParameterPosixPoolSlabArray", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_42, 1, cubind_run_release(), "cuFileGetParameterPosixPoolSlabArray", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1748,10 +1759,12 @@ const struct CMUnitTest cubind_passthrough_cufile[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_cufile_count = 44;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
+/* How many functions the release of this run's mocks cannot call (the newest: what it removed). */
 size_t cubind_passthrough_cufile_not_callable(void)
 {
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+    const char *release = cubind_run_release();
+    if (release != NULL && strcmp(release, "12.4") == 0)
         return 18;
+    (void)release;
     return 0; /* the newest: what it removed */
 }

@@ -25,6 +25,21 @@
 #endif
 
 
+/* The release of the mocks of libcuda this run loads: CUBIND_TEST_RELEASE where it has mocks of that
+ * release, else its newest (NULL; tests/tests.mk's release_env). */
+static const char *cubind_run_release(void)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    if (release != NULL && strcmp(release, "12.5") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "12.4") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "11.8") == 0)
+        return release;
+    (void)release;
+    return NULL;
+}
+
 /* cuGetErrorString with zeros: the call through which the statuses' handling is tested. */
 static int cubind_first_call(void)
 {
@@ -526,7 +541,7 @@ static void test_cubind_driver_device_get_host_atomic_capabilities(void **cubind
     const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 3, "cuDeviceGetHostAtomicCapabilities", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_12, 3, cubind_run_release(), "cuDeviceGetHostAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1043,7 +1058,7 @@ static void test_cubind_driver_ctx_create(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 2, "cuCtxCreate_v4", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_26, 2, cubind_run_release(), "cuCtxCreate_v4", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -1297,7 +1312,7 @@ static void test_cubind_driver_ctx_get_device_v2(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 3, "cuCtxGetDevice_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 3, cubind_run_release(), "cuCtxGetDevice_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1386,7 +1401,7 @@ static void test_cubind_driver_ctx_set_flags(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_35, 1, "cuCtxSetFlags", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_35, 1, cubind_run_release(), "cuCtxSetFlags", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1425,7 +1440,7 @@ static void test_cubind_driver_ctx_get_id(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_36, 1, "cuCtxGetId", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_36, 1, cubind_run_release(), "cuCtxGetId", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1502,7 +1517,7 @@ static void test_cubind_driver_ctx_synchronize_v2(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 3, "cuCtxSynchronize_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_38, 3, cubind_run_release(), "cuCtxSynchronize_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1822,7 +1837,7 @@ static void test_cubind_driver_ctx_record_event(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_47, 2, "cuCtxRecordEvent", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_47, 2, cubind_run_release(), "cuCtxRecordEvent", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1863,7 +1878,7 @@ static void test_cubind_driver_ctx_wait_event(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_48, 2, "cuCtxWaitEvent", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_48, 2, cubind_run_release(), "cuCtxWaitEvent", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2313,7 +2328,7 @@ static void test_cubind_driver_module_get_function_count(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_60, 1, "cuModuleGetFunctionCount", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_60, 1, cubind_run_release(), "cuModuleGetFunctionCount", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2366,7 +2381,7 @@ static void test_cubind_driver_module_enumerate_functions(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_61, 1, "cuModuleEnumerateFunctions", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_61, 1, cubind_run_release(), "cuModuleEnumerateFunctions", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2789,7 +2804,7 @@ static void test_cubind_driver_library_load_data(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SYSTEM_NOT_READY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_70, 1, "cuLibraryLoadData", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_70, 1, cubind_run_release(), "cuLibraryLoadData", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2869,7 +2884,7 @@ static void test_cubind_driver_library_load_from_file(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_71, 1, "cuLibraryLoadFromFile", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_71, 1, cubind_run_release(), "cuLibraryLoadFromFile", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2942,7 +2957,7 @@ static void test_cubind_driver_library_unload(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_72, 1, "cuLibraryUnload", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_72, 1, cubind_run_release(), "cuLibraryUnload", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2982,7 +2997,7 @@ static void test_cubind_driver_library_get_kernel(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_CONNECTION_FAILED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 1, "cuLibraryGetKernel", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 1, cubind_run_release(), "cuLibraryGetKernel", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3035,7 +3050,7 @@ static void test_cubind_driver_library_get_kernel_count(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_RPC_FAILURE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_74, 1, "cuLibraryGetKernelCount", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_74, 1, cubind_run_release(), "cuLibraryGetKernelCount", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3088,7 +3103,7 @@ static void test_cubind_driver_library_enumerate_kernels(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_SERVER_NOT_READY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 1, "cuLibraryEnumerateKernels", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 1, cubind_run_release(), "cuLibraryEnumerateKernels", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3141,7 +3156,7 @@ static void test_cubind_driver_library_get_module(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CLIENTS_REACHED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_76, 1, "cuLibraryGetModule", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_76, 1, cubind_run_release(), "cuLibraryGetModule", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3193,7 +3208,7 @@ static void test_cubind_driver_kernel_get_function(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 1, "cuKernelGetFunction", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 1, cubind_run_release(), "cuKernelGetFunction", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3246,7 +3261,7 @@ static void test_cubind_driver_kernel_get_library(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MPS_CLIENT_TERMINATED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_78, 2, "cuKernelGetLibrary", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_78, 2, cubind_run_release(), "cuKernelGetLibrary", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3300,7 +3315,7 @@ static void test_cubind_driver_library_get_global(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CDP_NOT_SUPPORTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 1, "cuLibraryGetGlobal", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 1, cubind_run_release(), "cuLibraryGetGlobal", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3360,7 +3375,7 @@ static void test_cubind_driver_library_get_managed(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_80, 1, "cuLibraryGetManaged", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_80, 1, cubind_run_release(), "cuLibraryGetManaged", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3419,7 +3434,7 @@ static void test_cubind_driver_library_get_unified_function(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_81, 1, "cuLibraryGetUnifiedFunction", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_81, 1, cubind_run_release(), "cuLibraryGetUnifiedFunction", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3474,7 +3489,7 @@ static void test_cubind_driver_kernel_get_attribute(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_82, 1, "cuKernelGetAttribute", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_82, 1, cubind_run_release(), "cuKernelGetAttribute", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3530,7 +3545,7 @@ static void test_cubind_driver_kernel_set_attribute(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_MERGE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_83, 1, "cuKernelSetAttribute", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_83, 1, cubind_run_release(), "cuKernelSetAttribute", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3573,7 +3588,7 @@ static void test_cubind_driver_kernel_set_cache_config(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_84, 1, "cuKernelSetCacheConfig", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_84, 1, cubind_run_release(), "cuKernelSetCacheConfig", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3614,7 +3629,7 @@ static void test_cubind_driver_kernel_get_name(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_85, 1, "cuKernelGetName", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_85, 1, cubind_run_release(), "cuKernelGetName", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3668,7 +3683,7 @@ static void test_cubind_driver_kernel_get_param_info(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_86, 1, "cuKernelGetParamInfo", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_86, 1, cubind_run_release(), "cuKernelGetParamInfo", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4166,7 +4181,7 @@ static void test_cubind_driver_device_register_async_notification(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_98, 1, "cuDeviceRegisterAsyncNotification", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_98, 1, cubind_run_release(), "cuDeviceRegisterAsyncNotification", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -4220,7 +4235,7 @@ static void test_cubind_driver_device_unregister_async_notification(void **cubin
     const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_99, 1, "cuDeviceUnregisterAsyncNotification", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_99, 1, cubind_run_release(), "cuDeviceUnregisterAsyncNotification", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5332,7 +5347,7 @@ static void test_cubind_driver_memcpy_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_133, 3, "cuMemcpyBatchAsync_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_133, 3, cubind_run_release(), "cuMemcpyBatchAsync_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5410,7 +5425,7 @@ static void test_cubind_driver_memcpy3_d_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_134, 3, "cuMemcpy3DBatchAsync_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_134, 3, cubind_run_release(), "cuMemcpy3DBatchAsync_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6401,7 +6416,7 @@ static void test_cubind_driver_mem_batch_decompress_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_161, 3, "cuMemBatchDecompressAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_161, 3, cubind_run_release(), "cuMemBatchDecompressAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7220,7 +7235,7 @@ static void test_cubind_driver_mem_pool_create(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_183, 3, "cuMemPoolCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_183, 3, cubind_run_release(), "cuMemPoolCreate", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -7309,7 +7324,7 @@ static void test_cubind_driver_mem_get_default_mem_pool(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_185, 3, "cuMemGetDefaultMemPool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_185, 3, cubind_run_release(), "cuMemGetDefaultMemPool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7369,7 +7384,7 @@ static void test_cubind_driver_mem_get_mem_pool(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_186, 3, "cuMemGetMemPool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_186, 3, cubind_run_release(), "cuMemGetMemPool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7429,7 +7444,7 @@ static void test_cubind_driver_mem_set_mem_pool(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CAPTURED_EVENT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_187, 3, "cuMemSetMemPool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_187, 3, cubind_run_release(), "cuMemSetMemPool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7688,7 +7703,7 @@ static void test_cubind_driver_multicast_create(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_FUNCTION_NOT_LOADED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_193, 1, "cuMulticastCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_193, 1, cubind_run_release(), "cuMulticastCreate", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7740,7 +7755,7 @@ static void test_cubind_driver_multicast_add_device(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_TYPE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_194, 1, "cuMulticastAddDevice", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_194, 1, cubind_run_release(), "cuMulticastAddDevice", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7784,7 +7799,7 @@ static void test_cubind_driver_multicast_bind_mem(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_195, 1, "cuMulticastBindMem", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_195, 1, cubind_run_release(), "cuMulticastBindMem", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7831,7 +7846,7 @@ static void test_cubind_driver_multicast_bind_addr(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_KEY_ROTATION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_196, 1, "cuMulticastBindAddr", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_196, 1, cubind_run_release(), "cuMulticastBindAddr", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7876,7 +7891,7 @@ static void test_cubind_driver_multicast_unbind(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNKNOWN;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 1, "cuMulticastUnbind", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 1, cubind_run_release(), "cuMulticastUnbind", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7919,7 +7934,7 @@ static void test_cubind_driver_multicast_get_granularity(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_VALUE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_198, 1, "cuMulticastGetGranularity", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_198, 1, cubind_run_release(), "cuMulticastGetGranularity", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8005,7 +8020,7 @@ static void test_cubind_driver_mem_prefetch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_200, 1, "cuMemPrefetchAsync_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_200, 1, cubind_run_release(), "cuMemPrefetchAsync_v2", &cubind_action);
 
     (void)cubind_state;
     memset(&location, 67, sizeof location);
@@ -8053,7 +8068,7 @@ static void test_cubind_driver_mem_advise(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_DEINITIALIZED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_201, 1, "cuMemAdvise_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_201, 1, cubind_run_release(), "cuMemAdvise_v2", &cubind_action);
 
     (void)cubind_state;
     memset(&location, 68, sizeof location);
@@ -8106,7 +8121,7 @@ static void test_cubind_driver_mem_prefetch_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_DISABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_202, 3, "cuMemPrefetchBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_202, 3, cubind_run_release(), "cuMemPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8181,7 +8196,7 @@ static void test_cubind_driver_mem_discard_batch_async(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_NOT_INITIALIZED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 3, "cuMemDiscardBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 3, cubind_run_release(), "cuMemDiscardBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8248,7 +8263,7 @@ static void test_cubind_driver_mem_discard_and_prefetch_batch_async(void **cubin
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STARTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_204, 3, "cuMemDiscardAndPrefetchBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_204, 3, cubind_run_release(), "cuMemDiscardAndPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8610,7 +8625,7 @@ static void test_cubind_driver_stream_get_device(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_IMAGE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_212, 3, "cuStreamGetDevice", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_212, 3, cubind_run_release(), "cuStreamGetDevice", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8702,7 +8717,7 @@ static void test_cubind_driver_stream_get_id(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_CURRENT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_214, 1, "cuStreamGetId", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_214, 1, cubind_run_release(), "cuStreamGetId", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8796,7 +8811,7 @@ static void test_cubind_driver_stream_get_ctx_v2(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNMAP_FAILED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_216, 2, "cuStreamGetCtx_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_216, 2, cubind_run_release(), "cuStreamGetCtx_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8947,7 +8962,7 @@ static void test_cubind_driver_stream_begin_capture_to_graph(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_ALREADY_ACQUIRED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_220, 1, "cuStreamBeginCaptureToGraph", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_220, 1, cubind_run_release(), "cuStreamBeginCaptureToGraph", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -9114,7 +9129,7 @@ static void test_cubind_driver_stream_get_capture_info(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_224, 1, "cuStreamGetCaptureInfo_v3", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_224, 1, cubind_run_release(), "cuStreamGetCaptureInfo_v3", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -9196,7 +9211,7 @@ static void test_cubind_driver_stream_update_capture_dependencies(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_225, 1, "cuStreamUpdateCaptureDependencies_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_225, 1, cubind_run_release(), "cuStreamUpdateCaptureDependencies_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -9642,7 +9657,7 @@ static void test_cubind_driver_event_elapsed_time(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_239, 3, "cuEventElapsedTime_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_239, 3, cubind_run_release(), "cuEventElapsedTime_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10287,7 +10302,7 @@ static void test_cubind_driver_func_get_name(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 1, "cuFuncGetName", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 1, cubind_run_release(), "cuFuncGetName", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10341,7 +10356,7 @@ static void test_cubind_driver_func_get_param_info(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_258, 1, "cuFuncGetParamInfo", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_258, 1, cubind_run_release(), "cuFuncGetParamInfo", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10399,7 +10414,7 @@ static void test_cubind_driver_func_is_loaded(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 1, "cuFuncIsLoaded", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 1, cubind_run_release(), "cuFuncIsLoaded", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10450,7 +10465,7 @@ static void test_cubind_driver_func_load(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_MISALIGNED_ADDRESS;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_260, 1, "cuFuncLoad", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_260, 1, cubind_run_release(), "cuFuncLoad", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11096,7 +11111,7 @@ static void test_cubind_driver_graph_add_kernel_node(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CDP_VERSION_MISMATCH;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_278, 1, "cuGraphAddKernelNode_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_278, 1, cubind_run_release(), "cuGraphAddKernelNode_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -11153,7 +11168,7 @@ static void test_cubind_driver_graph_kernel_node_get_params(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_279, 1, "cuGraphKernelNodeGetParams_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_279, 1, cubind_run_release(), "cuGraphKernelNodeGetParams_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -11207,7 +11222,7 @@ static void test_cubind_driver_graph_kernel_node_set_params(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_280, 1, "cuGraphKernelNodeSetParams_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_280, 1, cubind_run_release(), "cuGraphKernelNodeSetParams_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -12184,7 +12199,7 @@ static void test_cubind_driver_graph_add_batch_mem_op_node(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 1, "cuGraphAddBatchMemOpNode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 1, cubind_run_release(), "cuGraphAddBatchMemOpNode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -12241,7 +12256,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_get_params(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_306, 1, "cuGraphBatchMemOpNodeGetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_306, 1, cubind_run_release(), "cuGraphBatchMemOpNodeGetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -12295,7 +12310,7 @@ static void test_cubind_driver_graph_batch_mem_op_node_set_params(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_307, 1, "cuGraphBatchMemOpNodeSetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_307, 1, cubind_run_release(), "cuGraphBatchMemOpNodeSetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -12338,7 +12353,7 @@ static void test_cubind_driver_graph_exec_batch_mem_op_node_set_params(void **cu
     const CUresult cubind_expected = CUDA_ERROR_NO_DEVICE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_308, 1, "cuGraphExecBatchMemOpNodeSetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_308, 1, cubind_run_release(), "cuGraphExecBatchMemOpNodeSetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -12392,7 +12407,7 @@ static void test_cubind_driver_graph_add_mem_alloc_node(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_DEVICE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 3, "cuGraphAddMemAllocNode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 3, cubind_run_release(), "cuGraphAddMemAllocNode", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_4.bytes, 0x5c, sizeof cubind_record_4.bytes);
@@ -12465,7 +12480,7 @@ static void test_cubind_driver_graph_mem_alloc_node_get_params(void **cubind_sta
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_NOT_LICENSED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_310, 3, "cuGraphMemAllocNodeGetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_310, 3, cubind_run_release(), "cuGraphMemAllocNodeGetParams", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -12912,7 +12927,7 @@ static void test_cubind_driver_graph_get_edges(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_321, 1, "cuGraphGetEdges_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_321, 1, cubind_run_release(), "cuGraphGetEdges_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -12983,7 +12998,7 @@ static void test_cubind_driver_graph_node_get_dependencies(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_322, 1, "cuGraphNodeGetDependencies_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_322, 1, cubind_run_release(), "cuGraphNodeGetDependencies_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -13049,7 +13064,7 @@ static void test_cubind_driver_graph_node_get_dependent_nodes(void **cubind_stat
     const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_323, 1, "cuGraphNodeGetDependentNodes_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_323, 1, cubind_run_release(), "cuGraphNodeGetDependentNodes_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -13116,7 +13131,7 @@ static void test_cubind_driver_graph_add_dependencies(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_324, 1, "cuGraphAddDependencies_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_324, 1, cubind_run_release(), "cuGraphAddDependencies_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -13164,7 +13179,7 @@ static void test_cubind_driver_graph_remove_dependencies(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CONTEXT_ALREADY_IN_USE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_325, 1, "cuGraphRemoveDependencies_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_325, 1, cubind_run_release(), "cuGraphRemoveDependencies_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -13278,7 +13293,7 @@ static void test_cubind_driver_graph_instantiate_with_params(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_328, 1, "cuGraphInstantiateWithParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_328, 1, cubind_run_release(), "cuGraphInstantiateWithParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13335,7 +13350,7 @@ static void test_cubind_driver_graph_exec_get_flags(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_329, 1, "cuGraphExecGetFlags", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_329, 1, cubind_run_release(), "cuGraphExecGetFlags", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13388,7 +13403,7 @@ static void test_cubind_driver_graph_exec_kernel_node_set_params(void **cubind_s
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_330, 1, "cuGraphExecKernelNodeSetParams_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_330, 1, cubind_run_release(), "cuGraphExecKernelNodeSetParams_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -13856,7 +13871,7 @@ static void test_cubind_driver_graph_exec_update(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_345, 1, "cuGraphExecUpdate_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_345, 1, cubind_run_release(), "cuGraphExecUpdate_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -14211,7 +14226,7 @@ static void test_cubind_driver_graph_add_node(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 3, "cuGraphAddNode_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 3, cubind_run_release(), "cuGraphAddNode_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -14275,7 +14290,7 @@ static void test_cubind_driver_graph_node_set_params(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_356, 3, "cuGraphNodeSetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_356, 3, cubind_run_release(), "cuGraphNodeSetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -14332,7 +14347,7 @@ static void test_cubind_driver_graph_exec_node_set_params(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_HARDWARE_STACK_ERROR;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 3, "cuGraphExecNodeSetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 3, cubind_run_release(), "cuGraphExecNodeSetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -14390,7 +14405,7 @@ static void test_cubind_driver_graph_conditional_handle_create(void **cubind_sta
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_INSTRUCTION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_358, 1, "cuGraphConditionalHandleCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_358, 1, cubind_run_release(), "cuGraphConditionalHandleCreate", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16109,7 +16124,7 @@ static void test_cubind_driver_tensor_map_encode_tiled(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PROFILER_ALREADY_STOPPED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_403, 1, "cuTensorMapEncodeTiled", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_403, 1, cubind_run_release(), "cuTensorMapEncodeTiled", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16184,7 +16199,7 @@ static void test_cubind_driver_tensor_map_encode_im2col(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_STUB_LIBRARY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_404, 1, "cuTensorMapEncodeIm2col", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_404, 1, cubind_run_release(), "cuTensorMapEncodeIm2col", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16265,7 +16280,7 @@ static void test_cubind_driver_tensor_map_encode_im2col_wide(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_405, 3, "cuTensorMapEncodeIm2colWide", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_405, 3, cubind_run_release(), "cuTensorMapEncodeIm2colWide", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16331,7 +16346,7 @@ static void test_cubind_driver_tensor_map_replace_address(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_DEVICE_UNAVAILABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_406, 1, "cuTensorMapReplaceAddress", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_406, 1, cubind_run_release(), "cuTensorMapReplaceAddress", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16528,7 +16543,7 @@ static void test_cubind_driver_device_get_p2p_atomic_capabilities(void **cubind_
     const CUresult cubind_expected = CUDA_ERROR_INVALID_CONTEXT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_411, 3, "cuDeviceGetP2PAtomicCapabilities", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_411, 3, cubind_run_release(), "cuDeviceGetP2PAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16854,7 +16869,7 @@ static void test_cubind_driver_get_proc_address(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_419, 1, "cuGetProcAddress_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_419, 1, cubind_run_release(), "cuGetProcAddress_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -16916,7 +16931,7 @@ static void test_cubind_driver_coredump_get_attribute(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_420, 1, "cuCoredumpGetAttribute", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_420, 1, cubind_run_release(), "cuCoredumpGetAttribute", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16970,7 +16985,7 @@ static void test_cubind_driver_coredump_get_attribute_global(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_421, 1, "cuCoredumpGetAttributeGlobal", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_421, 1, cubind_run_release(), "cuCoredumpGetAttributeGlobal", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17024,7 +17039,7 @@ static void test_cubind_driver_coredump_set_attribute(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ECC_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_422, 1, "cuCoredumpSetAttribute", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_422, 1, cubind_run_release(), "cuCoredumpSetAttribute", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17078,7 +17093,7 @@ static void test_cubind_driver_coredump_set_attribute_global(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_LIMIT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_423, 1, "cuCoredumpSetAttributeGlobal", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_423, 1, cubind_run_release(), "cuCoredumpSetAttributeGlobal", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17173,7 +17188,7 @@ static void test_cubind_driver_green_ctx_create(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_425, 1, "cuGreenCtxCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_425, 1, cubind_run_release(), "cuGreenCtxCreate", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17226,7 +17241,7 @@ static void test_cubind_driver_green_ctx_destroy(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_PTX;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_426, 1, "cuGreenCtxDestroy", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_426, 1, cubind_run_release(), "cuGreenCtxDestroy", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17265,7 +17280,7 @@ static void test_cubind_driver_ctx_from_green_ctx(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_GRAPHICS_CONTEXT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_427, 1, "cuCtxFromGreenCtx", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_427, 1, cubind_run_release(), "cuCtxFromGreenCtx", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17320,7 +17335,7 @@ static void test_cubind_driver_device_get_dev_resource(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_NVLINK_UNCORRECTABLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_428, 3, "cuDeviceGetDevResource", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_428, 3, cubind_run_release(), "cuDeviceGetDevResource", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17376,7 +17391,7 @@ static void test_cubind_driver_ctx_get_dev_resource(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILER_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_429, 3, "cuCtxGetDevResource", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_429, 3, cubind_run_release(), "cuCtxGetDevResource", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17432,7 +17447,7 @@ static void test_cubind_driver_green_ctx_get_dev_resource(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_430, 3, "cuGreenCtxGetDevResource", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_430, 3, cubind_run_release(), "cuGreenCtxGetDevResource", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17491,7 +17506,7 @@ static void test_cubind_driver_dev_sm_resource_split_by_count(void **cubind_stat
     const CUresult cubind_expected = CUDA_ERROR_JIT_COMPILATION_DISABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_431, 3, "cuDevSmResourceSplitByCount", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_431, 3, cubind_run_release(), "cuDevSmResourceSplitByCount", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17558,7 +17573,7 @@ static void test_cubind_driver_dev_resource_generate_desc(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_432, 3, "cuDevResourceGenerateDesc", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_432, 3, cubind_run_release(), "cuDevResourceGenerateDesc", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17615,7 +17630,7 @@ static void test_cubind_driver_green_ctx_record_event(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_433, 1, "cuGreenCtxRecordEvent", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_433, 1, cubind_run_release(), "cuGreenCtxRecordEvent", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17655,7 +17670,7 @@ static void test_cubind_driver_green_ctx_wait_event(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_CONTAINED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_434, 1, "cuGreenCtxWaitEvent", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_434, 1, cubind_run_release(), "cuGreenCtxWaitEvent", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17695,7 +17710,7 @@ static void test_cubind_driver_stream_get_green_ctx(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_SOURCE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_435, 1, "cuStreamGetGreenCtx", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_435, 1, cubind_run_release(), "cuStreamGetGreenCtx", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17750,7 +17765,7 @@ static void test_cubind_driver_green_ctx_stream_create(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_FILE_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_436, 2, "cuGreenCtxStreamCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_436, 2, cubind_run_release(), "cuGreenCtxStreamCreate", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17806,7 +17821,7 @@ static void test_cubind_driver_green_ctx_get_id(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_437, 3, "cuGreenCtxGetId", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_437, 3, cubind_run_release(), "cuGreenCtxGetId", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17861,7 +17876,7 @@ static void test_cubind_driver_logs_register_callback(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_438, 3, "cuLogsRegisterCallback", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_438, 3, cubind_run_release(), "cuLogsRegisterCallback", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17915,7 +17930,7 @@ static void test_cubind_driver_logs_unregister_callback(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_OPERATING_SYSTEM;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_439, 3, "cuLogsUnregisterCallback", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_439, 3, cubind_run_release(), "cuLogsUnregisterCallback", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -17956,7 +17971,7 @@ static void test_cubind_driver_logs_current(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_INVALID_HANDLE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_440, 3, "cuLogsCurrent", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_440, 3, cubind_run_release(), "cuLogsCurrent", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18011,7 +18026,7 @@ static void test_cubind_driver_logs_dump_to_file(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_STATE;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_441, 3, "cuLogsDumpToFile", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_441, 3, cubind_run_release(), "cuLogsDumpToFile", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18068,7 +18083,7 @@ static void test_cubind_driver_logs_dump_to_memory(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_LOSSY_QUERY;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_442, 3, "cuLogsDumpToMemory", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_442, 3, cubind_run_release(), "cuLogsDumpToMemory", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18132,7 +18147,7 @@ static void test_cubind_driver_checkpoint_process_get_restore_thread_id(void **c
     const CUresult cubind_expected = CUDA_ERROR_NOT_FOUND;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_443, 3, "cuCheckpointProcessGetRestoreThreadId", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_443, 3, cubind_run_release(), "cuCheckpointProcessGetRestoreThreadId", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18186,7 +18201,7 @@ static void test_cubind_driver_checkpoint_process_get_state(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_ILLEGAL_ADDRESS;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_444, 3, "cuCheckpointProcessGetState", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_444, 3, cubind_run_release(), "cuCheckpointProcessGetState", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18240,7 +18255,7 @@ static void test_cubind_driver_checkpoint_process_lock(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_445, 3, "cuCheckpointProcessLock", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_445, 3, cubind_run_release(), "cuCheckpointProcessLock", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18294,7 +18309,7 @@ static void test_cubind_driver_checkpoint_process_checkpoint(void **cubind_state
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_TIMEOUT;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_446, 3, "cuCheckpointProcessCheckpoint", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_446, 3, cubind_run_release(), "cuCheckpointProcessCheckpoint", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18348,7 +18363,7 @@ static void test_cubind_driver_checkpoint_process_restore(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_LAUNCH_INCOMPATIBLE_TEXTURING;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_447, 3, "cuCheckpointProcessRestore", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_447, 3, cubind_run_release(), "cuCheckpointProcessRestore", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18402,7 +18417,7 @@ static void test_cubind_driver_checkpoint_process_unlock(void **cubind_state)
     const CUresult cubind_expected = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
     CUresult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_448, 3, "cuCheckpointProcessUnlock", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_448, 3, cubind_run_release(), "cuCheckpointProcessUnlock", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -18979,14 +18994,16 @@ const struct CMUnitTest cubind_passthrough_driver[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_driver_count = 453;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
+/* How many functions the release of this run's mocks cannot call (the newest: what it removed). */
 size_t cubind_passthrough_driver_not_callable(void)
 {
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+    const char *release = cubind_run_release();
+    if (release != NULL && strcmp(release, "12.5") == 0)
         return 32;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+    if (release != NULL && strcmp(release, "12.4") == 0)
         return 37;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+    if (release != NULL && strcmp(release, "11.8") == 0)
         return 90;
+    (void)release;
     return 0; /* the newest: what it removed */
 }

@@ -25,6 +25,19 @@
 #endif
 
 
+/* The release of the mocks of libnvfatbin this run loads: CUBIND_TEST_RELEASE where it has mocks of that
+ * release, else its newest (NULL; tests/tests.mk's release_env). */
+static const char *cubind_run_release(void)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    if (release != NULL && strcmp(release, "12.5") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "12.4") == 0)
+        return release;
+    (void)release;
+    return NULL;
+}
+
 /* nvFatbinCreate with zeros: the call through which the statuses' handling is tested. */
 static int cubind_first_call(void)
 {
@@ -370,7 +383,7 @@ static void test_cubind_nvfatbin_add_index(void **cubind_state)
     const nvFatbinResult cubind_expected = NVFATBIN_ERROR_INVALID_NVVM;
     nvFatbinResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 1, "nvFatbinAddIndex", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_9, 1, cubind_run_release(), "nvFatbinAddIndex", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -413,7 +426,7 @@ static void test_cubind_nvfatbin_add_reloc(void **cubind_state)
     const nvFatbinResult cubind_expected = NVFATBIN_ERROR_EMPTY_INPUT;
     nvFatbinResult cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_10, 1, "nvFatbinAddReloc", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_10, 1, cubind_run_release(), "nvFatbinAddReloc", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -460,12 +473,14 @@ const struct CMUnitTest cubind_passthrough_nvfatbin[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_nvfatbin_count = 12;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
+/* How many functions the release of this run's mocks cannot call (the newest: what it removed). */
 size_t cubind_passthrough_nvfatbin_not_callable(void)
 {
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+    const char *release = cubind_run_release();
+    if (release != NULL && strcmp(release, "12.5") == 0)
         return 0;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+    if (release != NULL && strcmp(release, "12.4") == 0)
         return 2;
+    (void)release;
     return 0; /* the newest: what it removed */
 }

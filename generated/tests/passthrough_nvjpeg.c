@@ -25,6 +25,19 @@
 #endif
 
 
+/* The release of the mocks of libnvjpeg this run loads: CUBIND_TEST_RELEASE where it has mocks of that
+ * release, else its newest (NULL; tests/tests.mk's release_env). */
+static const char *cubind_run_release(void)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    if (release != NULL && strcmp(release, "12.5") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "12.4") == 0)
+        return release;
+    (void)release;
+    return NULL;
+}
+
 /* nvjpegGetCudartProperty with zeros: the call through which the statuses' handling is tested. */
 static int cubind_first_call(void)
 {
@@ -2975,7 +2988,7 @@ static void test_cubind_nvjpeg_encoder_params_copy_huffman_tables(void **cubind_
     const nvjpegStatus_t cubind_expected = NVJPEG_STATUS_INTERNAL_ERROR;
     nvjpegStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 1, "nvjpegEncoderParamsCopyHuffmanTables", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 1, cubind_run_release(), "nvjpegEncoderParamsCopyHuffmanTables", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3018,7 +3031,7 @@ static void test_cubind_nvjpeg_get_hardware_encoder_info(void **cubind_state)
     const nvjpegStatus_t cubind_expected = NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED;
     nvjpegStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_78, 2, "nvjpegGetHardwareEncoderInfo", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_78, 2, cubind_run_release(), "nvjpegGetHardwareEncoderInfo", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3073,7 +3086,7 @@ static void test_cubind_nvjpeg_encoder_state_create_with_backend(void **cubind_s
     const nvjpegStatus_t cubind_expected = NVJPEG_STATUS_INCOMPLETE_BITSTREAM;
     nvjpegStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 2, "nvjpegEncoderStateCreateWithBackend", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 2, cubind_run_release(), "nvjpegEncoderStateCreateWithBackend", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3129,7 +3142,7 @@ static void test_cubind_nvjpeg_encoder_params_set_restart_interval(void **cubind
     const nvjpegStatus_t cubind_expected = NVJPEG_STATUS_NOT_INITIALIZED;
     nvjpegStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_80, 2, "nvjpegEncoderParamsSetRestartInterval", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_80, 2, cubind_run_release(), "nvjpegEncoderParamsSetRestartInterval", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3178,7 +3191,7 @@ static void test_cubind_nvjpeg_encode(void **cubind_state)
     const nvjpegStatus_t cubind_expected = NVJPEG_STATUS_INVALID_PARAMETER;
     nvjpegStatus_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_81, 2, "nvjpegEncode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_81, 2, cubind_run_release(), "nvjpegEncode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3302,12 +3315,14 @@ const struct CMUnitTest cubind_passthrough_nvjpeg[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_nvjpeg_count = 83;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
+/* How many functions the release of this run's mocks cannot call (the newest: what it removed). */
 size_t cubind_passthrough_nvjpeg_not_callable(void)
 {
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+    const char *release = cubind_run_release();
+    if (release != NULL && strcmp(release, "12.5") == 0)
         return 4;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+    if (release != NULL && strcmp(release, "12.4") == 0)
         return 4;
+    (void)release;
     return 1; /* the newest: what it removed */
 }

@@ -25,6 +25,17 @@
 #endif
 
 
+/* The release of the mocks of libnvidia-ml this run loads: CUBIND_TEST_RELEASE where it has mocks of that
+ * release, else its newest (NULL; tests/tests.mk's release_env). */
+static const char *cubind_run_release(void)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    if (release != NULL && strcmp(release, "12.4") == 0)
+        return release;
+    (void)release;
+    return NULL;
+}
+
 /* nvmlInit with zeros: the call through which the statuses' handling is tested. */
 static int cubind_first_call(void)
 {
@@ -4966,7 +4977,7 @@ static void test_cubind_nvml_device_get_driver_model(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_GPU_NOT_FOUND;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_120, 1, "nvmlDeviceGetDriverModel_v2", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_120, 1, cubind_run_release(), "nvmlDeviceGetDriverModel_v2", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5865,7 +5876,7 @@ static void test_cubind_nvml_device_get_gpu_fabric_info_v(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_LIB_RM_VERSION_MISMATCH;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_141, 1, "nvmlDeviceGetGpuFabricInfoV", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_141, 1, cubind_run_release(), "nvmlDeviceGetGpuFabricInfoV", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8870,7 +8881,7 @@ static void test_cubind_nvml_device_get_vgpu_type_supported_placements(void **cu
     const nvmlReturn_t cubind_expected = NVML_ERROR_INSUFFICIENT_SIZE;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_223, 1, "nvmlDeviceGetVgpuTypeSupportedPlacements", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_223, 1, cubind_run_release(), "nvmlDeviceGetVgpuTypeSupportedPlacements", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8924,7 +8935,7 @@ static void test_cubind_nvml_device_get_vgpu_type_creatable_placements(void **cu
     const nvmlReturn_t cubind_expected = NVML_ERROR_INSUFFICIENT_POWER;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_224, 1, "nvmlDeviceGetVgpuTypeCreatablePlacements", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_224, 1, cubind_run_release(), "nvmlDeviceGetVgpuTypeCreatablePlacements", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12620,7 +12631,7 @@ static void test_cubind_nvml_gpm_metrics_get(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_NOT_SUPPORTED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_312, 1, "nvmlGpmMetricsGet", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_312, 1, cubind_run_release(), "nvmlGpmMetricsGet", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13085,7 +13096,7 @@ static void test_cubind_nvml_system_get_driver_branch(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_RESET_REQUIRED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_325, 1, "nvmlSystemGetDriverBranch", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_325, 1, cubind_run_release(), "nvmlSystemGetDriverBranch", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13137,7 +13148,7 @@ static void test_cubind_nvml_device_get_handle_by_uuidv(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_OPERATING_SYSTEM;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_326, 1, "nvmlDeviceGetHandleByUUIDV", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_326, 1, cubind_run_release(), "nvmlDeviceGetHandleByUUIDV", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13189,7 +13200,7 @@ static void test_cubind_nvml_device_get_addressing_mode(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_LIB_RM_VERSION_MISMATCH;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_327, 1, "nvmlDeviceGetAddressingMode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_327, 1, cubind_run_release(), "nvmlDeviceGetAddressingMode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13241,7 +13252,7 @@ static void test_cubind_nvml_device_get_repair_status(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_IN_USE;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_328, 1, "nvmlDeviceGetRepairStatus", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_328, 1, cubind_run_release(), "nvmlDeviceGetRepairStatus", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13293,7 +13304,7 @@ static void test_cubind_nvml_device_get_fan_speed_rpm(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_MEMORY;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_329, 1, "nvmlDeviceGetFanSpeedRPM", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_329, 1, cubind_run_release(), "nvmlDeviceGetFanSpeedRPM", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13345,7 +13356,7 @@ static void test_cubind_nvml_device_get_cooler_info(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_NO_DATA;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_330, 1, "nvmlDeviceGetCoolerInfo", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_330, 1, cubind_run_release(), "nvmlDeviceGetCoolerInfo", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13397,7 +13408,7 @@ static void test_cubind_nvml_device_get_temperature_v(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_VGPU_ECC_NOT_SUPPORTED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_331, 1, "nvmlDeviceGetTemperatureV", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_331, 1, cubind_run_release(), "nvmlDeviceGetTemperatureV", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13449,7 +13460,7 @@ static void test_cubind_nvml_device_get_margin_temperature(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_INSUFFICIENT_RESOURCES;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_332, 1, "nvmlDeviceGetMarginTemperature", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_332, 1, cubind_run_release(), "nvmlDeviceGetMarginTemperature", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13501,7 +13512,7 @@ static void test_cubind_nvml_device_get_clock_offsets(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_FREQ_NOT_SUPPORTED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_333, 1, "nvmlDeviceGetClockOffsets", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_333, 1, cubind_run_release(), "nvmlDeviceGetClockOffsets", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13553,7 +13564,7 @@ static void test_cubind_nvml_device_set_clock_offsets(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_334, 1, "nvmlDeviceSetClockOffsets", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_334, 1, cubind_run_release(), "nvmlDeviceSetClockOffsets", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13605,7 +13616,7 @@ static void test_cubind_nvml_device_get_performance_modes(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_DEPRECATED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_335, 1, "nvmlDeviceGetPerformanceModes", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_335, 1, cubind_run_release(), "nvmlDeviceGetPerformanceModes", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13657,7 +13668,7 @@ static void test_cubind_nvml_device_get_current_clock_freqs(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_NOT_READY;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_336, 1, "nvmlDeviceGetCurrentClockFreqs", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_336, 1, cubind_run_release(), "nvmlDeviceGetCurrentClockFreqs", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13709,7 +13720,7 @@ static void test_cubind_nvml_device_get_power_mizer_mode_v1(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_GPU_NOT_FOUND;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_337, 1, "nvmlDeviceGetPowerMizerMode_v1", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_337, 1, cubind_run_release(), "nvmlDeviceGetPowerMizerMode_v1", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13761,7 +13772,7 @@ static void test_cubind_nvml_device_set_power_mizer_mode_v1(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_INVALID_STATE;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_338, 1, "nvmlDeviceSetPowerMizerMode_v1", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_338, 1, cubind_run_release(), "nvmlDeviceSetPowerMizerMode_v1", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13814,7 +13825,7 @@ static void test_cubind_nvml_device_get_dram_encryption_mode(void **cubind_state
     const nvmlReturn_t cubind_expected = NVML_ERROR_RESET_TYPE_NOT_SUPPORTED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_339, 1, "nvmlDeviceGetDramEncryptionMode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_339, 1, cubind_run_release(), "nvmlDeviceGetDramEncryptionMode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13871,7 +13882,7 @@ static void test_cubind_nvml_device_set_dram_encryption_mode(void **cubind_state
     const nvmlReturn_t cubind_expected = NVML_ERROR_UNKNOWN;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_340, 1, "nvmlDeviceSetDramEncryptionMode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_340, 1, cubind_run_release(), "nvmlDeviceSetDramEncryptionMode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13911,7 +13922,7 @@ static void test_cubind_nvml_device_get_platform_info(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_UNINITIALIZED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_341, 1, "nvmlDeviceGetPlatformInfo", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_341, 1, cubind_run_release(), "nvmlDeviceGetPlatformInfo", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13963,7 +13974,7 @@ static void test_cubind_nvml_device_get_pdi(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_INVALID_ARGUMENT;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_342, 1, "nvmlDeviceGetPdi", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_342, 1, cubind_run_release(), "nvmlDeviceGetPdi", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14015,7 +14026,7 @@ static void test_cubind_nvml_device_set_hostname_v1(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_NOT_SUPPORTED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_343, 1, "nvmlDeviceSetHostname_v1", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_343, 1, cubind_run_release(), "nvmlDeviceSetHostname_v1", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14067,7 +14078,7 @@ static void test_cubind_nvml_device_get_hostname_v1(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_NO_PERMISSION;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_344, 1, "nvmlDeviceGetHostname_v1", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_344, 1, cubind_run_release(), "nvmlDeviceGetHostname_v1", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14119,7 +14130,7 @@ static void test_cubind_nvml_device_get_nvlink_supported_bw_modes(void **cubind_
     const nvmlReturn_t cubind_expected = NVML_ERROR_ALREADY_INITIALIZED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_345, 1, "nvmlDeviceGetNvlinkSupportedBwModes", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_345, 1, cubind_run_release(), "nvmlDeviceGetNvlinkSupportedBwModes", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14171,7 +14182,7 @@ static void test_cubind_nvml_device_get_nvlink_bw_mode(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_NOT_FOUND;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_346, 1, "nvmlDeviceGetNvlinkBwMode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_346, 1, cubind_run_release(), "nvmlDeviceGetNvlinkBwMode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14223,7 +14234,7 @@ static void test_cubind_nvml_device_set_nvlink_bw_mode(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_INSUFFICIENT_SIZE;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_347, 1, "nvmlDeviceSetNvlinkBwMode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_347, 1, cubind_run_release(), "nvmlDeviceSetNvlinkBwMode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14275,7 +14286,7 @@ static void test_cubind_nvml_device_get_nv_link_info(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_INSUFFICIENT_POWER;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_348, 1, "nvmlDeviceGetNvLinkInfo", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_348, 1, cubind_run_release(), "nvmlDeviceGetNvLinkInfo", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14326,7 +14337,7 @@ static void test_cubind_nvml_system_event_set_create(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_DRIVER_NOT_LOADED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_349, 1, "nvmlSystemEventSetCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_349, 1, cubind_run_release(), "nvmlSystemEventSetCreate", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14376,7 +14387,7 @@ static void test_cubind_nvml_system_event_set_free(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_TIMEOUT;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_350, 1, "nvmlSystemEventSetFree", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_350, 1, cubind_run_release(), "nvmlSystemEventSetFree", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14426,7 +14437,7 @@ static void test_cubind_nvml_system_register_events(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_IRQ_ISSUE;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_351, 1, "nvmlSystemRegisterEvents", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_351, 1, cubind_run_release(), "nvmlSystemRegisterEvents", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14476,7 +14487,7 @@ static void test_cubind_nvml_system_event_set_wait(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_LIBRARY_NOT_FOUND;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_352, 1, "nvmlSystemEventSetWait", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_352, 1, cubind_run_release(), "nvmlSystemEventSetWait", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14527,7 +14538,7 @@ static void test_cubind_nvml_vgpu_instance_get_runtime_state_size(void **cubind_
     const nvmlReturn_t cubind_expected = NVML_ERROR_FUNCTION_NOT_FOUND;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_353, 1, "nvmlVgpuInstanceGetRuntimeStateSize", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_353, 1, cubind_run_release(), "nvmlVgpuInstanceGetRuntimeStateSize", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14579,7 +14590,7 @@ static void test_cubind_nvml_vgpu_type_get_bar1info(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_CORRUPTED_INFOROM;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_354, 1, "nvmlVgpuTypeGetBAR1Info", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_354, 1, cubind_run_release(), "nvmlVgpuTypeGetBAR1Info", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14631,7 +14642,7 @@ static void test_cubind_nvml_gpu_instance_get_creatable_vgpus(void **cubind_stat
     const nvmlReturn_t cubind_expected = NVML_ERROR_GPU_IS_LOST;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 1, "nvmlGpuInstanceGetCreatableVgpus", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_355, 1, cubind_run_release(), "nvmlGpuInstanceGetCreatableVgpus", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14682,7 +14693,7 @@ static void test_cubind_nvml_vgpu_type_get_max_instances_per_gpu_instance(void *
     const nvmlReturn_t cubind_expected = NVML_ERROR_RESET_REQUIRED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_356, 1, "nvmlVgpuTypeGetMaxInstancesPerGpuInstance", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_356, 1, cubind_run_release(), "nvmlVgpuTypeGetMaxInstancesPerGpuInstance", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14733,7 +14744,7 @@ static void test_cubind_nvml_gpu_instance_get_active_vgpus(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_OPERATING_SYSTEM;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 1, "nvmlGpuInstanceGetActiveVgpus", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_357, 1, cubind_run_release(), "nvmlGpuInstanceGetActiveVgpus", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14785,7 +14796,7 @@ static void test_cubind_nvml_gpu_instance_set_vgpu_scheduler_state(void **cubind
     const nvmlReturn_t cubind_expected = NVML_ERROR_LIB_RM_VERSION_MISMATCH;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_358, 1, "nvmlGpuInstanceSetVgpuSchedulerState", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_358, 1, cubind_run_release(), "nvmlGpuInstanceSetVgpuSchedulerState", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14837,7 +14848,7 @@ static void test_cubind_nvml_gpu_instance_get_vgpu_scheduler_state(void **cubind
     const nvmlReturn_t cubind_expected = NVML_ERROR_IN_USE;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_359, 1, "nvmlGpuInstanceGetVgpuSchedulerState", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_359, 1, cubind_run_release(), "nvmlGpuInstanceGetVgpuSchedulerState", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14889,7 +14900,7 @@ static void test_cubind_nvml_gpu_instance_get_vgpu_scheduler_log(void **cubind_s
     const nvmlReturn_t cubind_expected = NVML_ERROR_MEMORY;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_360, 1, "nvmlGpuInstanceGetVgpuSchedulerLog", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_360, 1, cubind_run_release(), "nvmlGpuInstanceGetVgpuSchedulerLog", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14941,7 +14952,7 @@ static void test_cubind_nvml_gpu_instance_get_vgpu_type_creatable_placements(voi
     const nvmlReturn_t cubind_expected = NVML_ERROR_NO_DATA;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_361, 1, "nvmlGpuInstanceGetVgpuTypeCreatablePlacements", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_361, 1, cubind_run_release(), "nvmlGpuInstanceGetVgpuTypeCreatablePlacements", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -14993,7 +15004,7 @@ static void test_cubind_nvml_gpu_instance_get_vgpu_heterogeneous_mode(void **cub
     const nvmlReturn_t cubind_expected = NVML_ERROR_VGPU_ECC_NOT_SUPPORTED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_362, 1, "nvmlGpuInstanceGetVgpuHeterogeneousMode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_362, 1, cubind_run_release(), "nvmlGpuInstanceGetVgpuHeterogeneousMode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15045,7 +15056,7 @@ static void test_cubind_nvml_gpu_instance_set_vgpu_heterogeneous_mode(void **cub
     const nvmlReturn_t cubind_expected = NVML_ERROR_INSUFFICIENT_RESOURCES;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_363, 1, "nvmlGpuInstanceSetVgpuHeterogeneousMode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_363, 1, cubind_run_release(), "nvmlGpuInstanceSetVgpuHeterogeneousMode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15085,7 +15096,7 @@ static void test_cubind_nvml_device_read_write_prm_v1(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_FREQ_NOT_SUPPORTED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_364, 1, "nvmlDeviceReadWritePRM_v1", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_364, 1, cubind_run_release(), "nvmlDeviceReadWritePRM_v1", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15138,7 +15149,7 @@ static void test_cubind_nvml_device_get_gpu_instance_profile_info_by_id_v(void *
     const nvmlReturn_t cubind_expected = NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_365, 1, "nvmlDeviceGetGpuInstanceProfileInfoByIdV", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_365, 1, cubind_run_release(), "nvmlDeviceGetGpuInstanceProfileInfoByIdV", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15191,7 +15202,7 @@ static void test_cubind_nvml_device_get_capabilities(void **cubind_state)
     const nvmlReturn_t cubind_expected = NVML_ERROR_DEPRECATED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_366, 1, "nvmlDeviceGetCapabilities", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_366, 1, cubind_run_release(), "nvmlDeviceGetCapabilities", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15243,7 +15254,7 @@ static void test_cubind_nvml_device_workload_power_profile_get_profiles_info(voi
     const nvmlReturn_t cubind_expected = NVML_ERROR_NOT_READY;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_367, 1, "nvmlDeviceWorkloadPowerProfileGetProfilesInfo", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_367, 1, cubind_run_release(), "nvmlDeviceWorkloadPowerProfileGetProfilesInfo", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15295,7 +15306,7 @@ static void test_cubind_nvml_device_workload_power_profile_get_current_profiles(
     const nvmlReturn_t cubind_expected = NVML_ERROR_GPU_NOT_FOUND;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_368, 1, "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_368, 1, cubind_run_release(), "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15347,7 +15358,7 @@ static void test_cubind_nvml_device_workload_power_profile_set_requested_profile
     const nvmlReturn_t cubind_expected = NVML_ERROR_INVALID_STATE;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_369, 1, "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_369, 1, cubind_run_release(), "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15399,7 +15410,7 @@ static void test_cubind_nvml_device_workload_power_profile_clear_requested_profi
     const nvmlReturn_t cubind_expected = NVML_ERROR_RESET_TYPE_NOT_SUPPORTED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_370, 1, "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_370, 1, cubind_run_release(), "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15451,7 +15462,7 @@ static void test_cubind_nvml_device_power_smoothing_activate_preset_profile(void
     const nvmlReturn_t cubind_expected = NVML_ERROR_UNKNOWN;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_371, 1, "nvmlDevicePowerSmoothingActivatePresetProfile", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_371, 1, cubind_run_release(), "nvmlDevicePowerSmoothingActivatePresetProfile", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15503,7 +15514,7 @@ static void test_cubind_nvml_device_power_smoothing_update_preset_profile_param(
     const nvmlReturn_t cubind_expected = NVML_ERROR_UNINITIALIZED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_372, 1, "nvmlDevicePowerSmoothingUpdatePresetProfileParam", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_372, 1, cubind_run_release(), "nvmlDevicePowerSmoothingUpdatePresetProfileParam", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15555,7 +15566,7 @@ static void test_cubind_nvml_device_power_smoothing_set_state(void **cubind_stat
     const nvmlReturn_t cubind_expected = NVML_ERROR_INVALID_ARGUMENT;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_373, 1, "nvmlDevicePowerSmoothingSetState", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_373, 1, cubind_run_release(), "nvmlDevicePowerSmoothingSetState", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -15607,7 +15618,7 @@ static void test_cubind_nvml_device_get_sram_unique_uncorrected_ecc_error_counts
     const nvmlReturn_t cubind_expected = NVML_ERROR_NOT_SUPPORTED;
     nvmlReturn_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_374, 1, "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_374, 1, cubind_run_release(), "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -16029,10 +16040,12 @@ const struct CMUnitTest cubind_passthrough_nvml[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_nvml_count = 376;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
+/* How many functions the release of this run's mocks cannot call (the newest: what it removed). */
 size_t cubind_passthrough_nvml_not_callable(void)
 {
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+    const char *release = cubind_run_release();
+    if (release != NULL && strcmp(release, "12.4") == 0)
         return 54;
+    (void)release;
     return 0; /* the newest: what it removed */
 }

@@ -25,6 +25,21 @@
 #endif
 
 
+/* The release of the mocks of libcudart this run loads: CUBIND_TEST_RELEASE where it has mocks of that
+ * release, else its newest (NULL; tests/tests.mk's release_env). */
+static const char *cubind_run_release(void)
+{
+    const char *release = getenv("CUBIND_TEST_RELEASE");
+    if (release != NULL && strcmp(release, "12.5") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "12.4") == 0)
+        return release;
+    if (release != NULL && strcmp(release, "11.8") == 0)
+        return release;
+    (void)release;
+    return NULL;
+}
+
 /* cudaDeviceReset with zeros: the call through which the statuses' handling is tested. */
 static int cubind_first_call(void)
 {
@@ -626,7 +641,7 @@ static void test_cubind_runtime_device_register_async_notification(void **cubind
     const cudaError_t cubind_expected = cudaErrorInvalidMemcpyDirection;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_16, 1, "cudaDeviceRegisterAsyncNotification", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_16, 1, cubind_run_release(), "cudaDeviceRegisterAsyncNotification", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -680,7 +695,7 @@ static void test_cubind_runtime_device_unregister_async_notification(void **cubi
     const cudaError_t cubind_expected = cudaErrorAddressOfConstant;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_17, 1, "cudaDeviceUnregisterAsyncNotification", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_17, 1, cubind_run_release(), "cudaDeviceUnregisterAsyncNotification", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -930,7 +945,7 @@ static void test_cubind_runtime_get_device_properties(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorMemoryValueTooLarge;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_25, 3, "cudaGetDeviceProperties", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_25, 3, cubind_run_release(), "cudaGetDeviceProperties", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
@@ -1032,7 +1047,7 @@ static void test_cubind_runtime_device_get_host_atomic_capabilities(void **cubin
     const cudaError_t cubind_expected = cudaErrorInsufficientDriver;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 3, "cudaDeviceGetHostAtomicCapabilities", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_27, 3, cubind_run_release(), "cudaDeviceGetHostAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1273,7 +1288,7 @@ static void test_cubind_runtime_device_get_p2p_atomic_capabilities(void **cubind
     const cudaError_t cubind_expected = cudaErrorDevicesUnavailable;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 3, "cudaDeviceGetP2PAtomicCapabilities", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_33, 3, cubind_run_release(), "cudaDeviceGetP2PAtomicCapabilities", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1336,7 +1351,7 @@ static void test_cubind_runtime_choose_device(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorIncompatibleDriverContext;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 3, "cudaChooseDevice", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_34, 3, cubind_run_release(), "cudaChooseDevice", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -1428,7 +1443,7 @@ static void test_cubind_runtime_init_device(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorMissingConfiguration;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_35, 1, "cudaInitDevice", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_35, 1, cubind_run_release(), "cudaInitDevice", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1837,7 +1852,7 @@ static void test_cubind_runtime_stream_get_id(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorSoftwareValidityNotEstablished;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_46, 1, "cudaStreamGetId", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_46, 1, cubind_run_release(), "cudaStreamGetId", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -1891,7 +1906,7 @@ static void test_cubind_runtime_stream_get_device(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorStartupFailure;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_47, 3, "cudaStreamGetDevice", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_47, 3, cubind_run_release(), "cudaStreamGetDevice", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2271,7 +2286,7 @@ static void test_cubind_runtime_stream_begin_capture_to_graph(void **cubind_stat
     const cudaError_t cubind_expected = cudaErrorECCUncorrectable;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_59, 1, "cudaStreamBeginCaptureToGraph", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_59, 1, cubind_run_release(), "cudaStreamBeginCaptureToGraph", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -2440,7 +2455,7 @@ static void test_cubind_runtime_stream_get_capture_info(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidPtx;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_63, 3, "cudaStreamGetCaptureInfo", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_63, 3, cubind_run_release(), "cudaStreamGetCaptureInfo", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -2524,7 +2539,7 @@ static void test_cubind_runtime_stream_update_capture_dependencies(void **cubind
     const cudaError_t cubind_expected = cudaErrorInvalidGraphicsContext;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_64, 3, "cudaStreamUpdateCaptureDependencies", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_64, 3, cubind_run_release(), "cudaStreamUpdateCaptureDependencies", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -2845,7 +2860,7 @@ static void test_cubind_runtime_import_external_memory(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorFileNotFound;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 3, "cudaImportExternalMemory", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_73, 3, cubind_run_release(), "cudaImportExternalMemory", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -2913,7 +2928,7 @@ static void test_cubind_runtime_external_memory_get_mapped_buffer(void **cubind_
     const cudaError_t cubind_expected = cudaErrorSharedObjectSymbolNotFound;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_74, 3, "cudaExternalMemoryGetMappedBuffer", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_74, 3, cubind_run_release(), "cudaExternalMemoryGetMappedBuffer", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_2.bytes, 0x5c, sizeof cubind_record_2.bytes);
@@ -2982,7 +2997,7 @@ static void test_cubind_runtime_external_memory_get_mapped_mipmapped_array(void 
     const cudaError_t cubind_expected = cudaErrorSharedObjectInitFailed;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 3, "cudaExternalMemoryGetMappedMipmappedArray", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_75, 3, cubind_run_release(), "cudaExternalMemoryGetMappedMipmappedArray", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_2.bytes, 0x5c, sizeof cubind_record_2.bytes);
@@ -3076,7 +3091,7 @@ static void test_cubind_runtime_import_external_semaphore(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidResourceHandle;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 3, "cudaImportExternalSemaphore", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_77, 3, cubind_run_release(), "cudaImportExternalSemaphore", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -3139,7 +3154,7 @@ static void test_cubind_runtime_signal_external_semaphores_async(void **cubind_s
     const cudaError_t cubind_expected = cudaErrorIllegalState;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_78, 3, "cudaSignalExternalSemaphoresAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_78, 3, cubind_run_release(), "cudaSignalExternalSemaphoresAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3185,7 +3200,7 @@ static void test_cubind_runtime_wait_external_semaphores_async(void **cubind_sta
     const cudaError_t cubind_expected = cudaErrorLossyQuery;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 3, "cudaWaitExternalSemaphoresAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_79, 3, cubind_run_release(), "cudaWaitExternalSemaphoresAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3429,7 +3444,7 @@ static void test_cubind_runtime_func_get_attributes(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorPeerAccessAlreadyEnabled;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_85, 1, "cudaFuncGetAttributes", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_85, 1, cubind_run_release(), "cudaFuncGetAttributes", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
@@ -3515,7 +3530,7 @@ static void test_cubind_runtime_func_get_name(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorSetOnActiveProcess;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_87, 1, "cudaFuncGetName", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_87, 1, cubind_run_release(), "cudaFuncGetName", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -3569,7 +3584,7 @@ static void test_cubind_runtime_func_get_param_info(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorContextIsDestroyed;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_88, 1, "cudaFuncGetParamInfo", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_88, 1, cubind_run_release(), "cudaFuncGetParamInfo", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5360,7 +5375,7 @@ static void test_cubind_runtime_memcpy_batch_async(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorCudartUnloading;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_135, 3, "cudaMemcpyBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_135, 3, cubind_run_release(), "cudaMemcpyBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5426,7 +5441,7 @@ static void test_cubind_runtime_memcpy3_d_batch_async(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorProfilerDisabled;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_136, 3, "cudaMemcpy3DBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_136, 3, cubind_run_release(), "cudaMemcpy3DBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -5959,7 +5974,7 @@ static void test_cubind_runtime_mem_prefetch_async(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorTextureFetchFailed;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_150, 3, "cudaMemPrefetchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_150, 3, cubind_run_release(), "cudaMemPrefetchAsync", &cubind_action);
 
     (void)cubind_state;
     memset(&location, 67, sizeof location);
@@ -6013,7 +6028,7 @@ static void test_cubind_runtime_mem_prefetch_batch_async(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorTextureNotBound;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_151, 3, "cudaMemPrefetchBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_151, 3, cubind_run_release(), "cudaMemPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6088,7 +6103,7 @@ static void test_cubind_runtime_mem_discard_batch_async(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorSynchronizationError;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_152, 3, "cudaMemDiscardBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_152, 3, cubind_run_release(), "cudaMemDiscardBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6155,7 +6170,7 @@ static void test_cubind_runtime_mem_discard_and_prefetch_batch_async(void **cubi
     const cudaError_t cubind_expected = cudaErrorInvalidFilterSetting;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_153, 3, "cudaMemDiscardAndPrefetchBatchAsync", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_153, 3, cubind_run_release(), "cudaMemDiscardAndPrefetchBatchAsync", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6229,7 +6244,7 @@ static void test_cubind_runtime_mem_advise(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidNormSetting;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_154, 3, "cudaMemAdvise", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_154, 3, cubind_run_release(), "cudaMemAdvise", &cubind_action);
 
     (void)cubind_state;
     memset(&location, 68, sizeof location);
@@ -6794,7 +6809,7 @@ static void test_cubind_runtime_mem_pool_create(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchMaxDepthExceeded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_169, 3, "cudaMemPoolCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_169, 3, cubind_run_release(), "cudaMemPoolCreate", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -6883,7 +6898,7 @@ static void test_cubind_runtime_mem_get_default_mem_pool(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedSurf;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_171, 3, "cudaMemGetDefaultMemPool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_171, 3, cubind_run_release(), "cudaMemGetDefaultMemPool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -6943,7 +6958,7 @@ static void test_cubind_runtime_mem_get_mem_pool(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorSyncDepthExceeded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_172, 3, "cudaMemGetMemPool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_172, 3, cubind_run_release(), "cudaMemGetMemPool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7003,7 +7018,7 @@ static void test_cubind_runtime_mem_set_mem_pool(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchPendingCountExceeded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_173, 3, "cudaMemSetMemPool", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_173, 3, cubind_run_release(), "cudaMemSetMemPool", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -7270,7 +7285,7 @@ static void test_cubind_runtime_pointer_get_attributes(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorStartupFailure;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_179, 3, "cudaPointerGetAttributes", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_179, 3, cubind_run_release(), "cudaPointerGetAttributes", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
@@ -7791,7 +7806,7 @@ static void test_cubind_runtime_create_texture_object(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorUnsupportedLimit;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_192, 3, "cudaCreateTextureObject", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_192, 3, cubind_run_release(), "cudaCreateTextureObject", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -7898,7 +7913,7 @@ static void test_cubind_runtime_get_texture_object_resource_desc(void **cubind_s
     const cudaError_t cubind_expected = cudaErrorPeerAccessUnsupported;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_194, 3, "cudaGetTextureObjectResourceDesc", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_194, 3, cubind_run_release(), "cudaGetTextureObjectResourceDesc", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
@@ -7960,7 +7975,7 @@ static void test_cubind_runtime_get_texture_object_texture_desc(void **cubind_st
     const cudaError_t cubind_expected = cudaErrorInvalidPtx;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_195, 1, "cudaGetTextureObjectTextureDesc", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_195, 1, cubind_run_release(), "cudaGetTextureObjectTextureDesc", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
@@ -8024,7 +8039,7 @@ static void test_cubind_runtime_get_texture_object_resource_view_desc(void **cub
     const cudaError_t cubind_expected = cudaErrorInvalidGraphicsContext;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_196, 3, "cudaGetTextureObjectResourceViewDesc", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_196, 3, cubind_run_release(), "cudaGetTextureObjectResourceViewDesc", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
@@ -8088,7 +8103,7 @@ static void test_cubind_runtime_create_surface_object(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorNvlinkUncorrectable;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 3, "cudaCreateSurfaceObject", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_197, 3, cubind_run_release(), "cudaCreateSurfaceObject", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -8181,7 +8196,7 @@ static void test_cubind_runtime_get_surface_object_resource_desc(void **cubind_s
     const cudaError_t cubind_expected = cudaErrorUnsupportedPtxVersion;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_199, 3, "cudaGetSurfaceObjectResourceDesc", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_199, 3, cubind_run_release(), "cudaGetSurfaceObjectResourceDesc", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_0.bytes, 0x5c, sizeof cubind_record_0.bytes);
@@ -8304,7 +8319,7 @@ static void test_cubind_runtime_logs_register_callback(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorUnsupportedDevSideSync;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_202, 3, "cudaLogsRegisterCallback", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_202, 3, cubind_run_release(), "cudaLogsRegisterCallback", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8358,7 +8373,7 @@ static void test_cubind_runtime_logs_unregister_callback(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorContained;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 3, "cudaLogsUnregisterCallback", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_203, 3, cubind_run_release(), "cudaLogsUnregisterCallback", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8399,7 +8414,7 @@ static void test_cubind_runtime_logs_current(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidSource;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_204, 3, "cudaLogsCurrent", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_204, 3, cubind_run_release(), "cudaLogsCurrent", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8454,7 +8469,7 @@ static void test_cubind_runtime_logs_dump_to_file(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorFileNotFound;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_205, 3, "cudaLogsDumpToFile", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_205, 3, cubind_run_release(), "cudaLogsDumpToFile", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -8511,7 +8526,7 @@ static void test_cubind_runtime_logs_dump_to_memory(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorSharedObjectSymbolNotFound;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_206, 3, "cudaLogsDumpToMemory", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_206, 3, cubind_run_release(), "cudaLogsDumpToMemory", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -10032,7 +10047,7 @@ static void test_cubind_runtime_graph_add_mem_alloc_node(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorCdpNotSupported;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_244, 3, "cudaGraphAddMemAllocNode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_244, 3, cubind_run_release(), "cudaGraphAddMemAllocNode", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_4.bytes, 0x5c, sizeof cubind_record_4.bytes);
@@ -10103,7 +10118,7 @@ static void test_cubind_runtime_graph_mem_alloc_node_get_params(void **cubind_st
     const cudaError_t cubind_expected = cudaErrorCdpVersionMismatch;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_245, 3, "cudaGraphMemAllocNodeGetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_245, 3, cubind_run_release(), "cudaGraphMemAllocNodeGetParams", &cubind_action);
 
     (void)cubind_state;
     memset(cubind_record_1.bytes, 0x5c, sizeof cubind_record_1.bytes);
@@ -10538,7 +10553,7 @@ static void test_cubind_runtime_graph_get_edges(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorGraphExecUpdateFailure;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_256, 3, "cudaGraphGetEdges", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_256, 3, cubind_run_release(), "cudaGraphGetEdges", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -10611,7 +10626,7 @@ static void test_cubind_runtime_graph_node_get_dependencies(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorExternalDevice;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 3, "cudaGraphNodeGetDependencies", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_257, 3, cubind_run_release(), "cudaGraphNodeGetDependencies", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -10679,7 +10694,7 @@ static void test_cubind_runtime_graph_node_get_dependent_nodes(void **cubind_sta
     const cudaError_t cubind_expected = cudaErrorInvalidClusterSize;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_258, 3, "cudaGraphNodeGetDependentNodes", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_258, 3, cubind_run_release(), "cudaGraphNodeGetDependentNodes", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -10748,7 +10763,7 @@ static void test_cubind_runtime_graph_add_dependencies(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorFunctionNotLoaded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 3, "cudaGraphAddDependencies", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_259, 3, cubind_run_release(), "cudaGraphAddDependencies", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -10798,7 +10813,7 @@ static void test_cubind_runtime_graph_remove_dependencies(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidResourceType;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_260, 3, "cudaGraphRemoveDependencies", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_260, 3, cubind_run_release(), "cudaGraphRemoveDependencies", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -10870,7 +10885,7 @@ static void test_cubind_runtime_graph_instantiate(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorUnknown;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_262, 1, "cudaGraphInstantiate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_262, 1, cubind_run_release(), "cudaGraphInstantiate", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -10968,7 +10983,7 @@ static void test_cubind_runtime_graph_instantiate_with_params(void **cubind_stat
     const cudaError_t cubind_expected = cudaErrorInvalidValue;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_264, 1, "cudaGraphInstantiateWithParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_264, 1, cubind_run_release(), "cudaGraphInstantiateWithParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11025,7 +11040,7 @@ static void test_cubind_runtime_graph_exec_get_flags(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorMemoryAllocation;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_265, 1, "cudaGraphExecGetFlags", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_265, 1, cubind_run_release(), "cudaGraphExecGetFlags", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -11532,7 +11547,7 @@ static void test_cubind_runtime_graph_exec_update(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidMemcpyDirection;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_280, 1, "cudaGraphExecUpdate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_280, 1, cubind_run_release(), "cudaGraphExecUpdate", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -11895,7 +11910,7 @@ static void test_cubind_runtime_graph_add_node(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInsufficientDriver;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_291, 3, "cudaGraphAddNode", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_291, 3, cubind_run_release(), "cudaGraphAddNode", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -11959,7 +11974,7 @@ static void test_cubind_runtime_graph_node_set_params(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorCallRequiresNewerDriver;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_292, 3, "cudaGraphNodeSetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_292, 3, cubind_run_release(), "cudaGraphNodeSetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -12016,7 +12031,7 @@ static void test_cubind_runtime_graph_exec_node_set_params(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorInvalidSurface;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_293, 3, "cudaGraphExecNodeSetParams", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_293, 3, cubind_run_release(), "cudaGraphExecNodeSetParams", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -12073,7 +12088,7 @@ static void test_cubind_runtime_graph_conditional_handle_create(void **cubind_st
     const cudaError_t cubind_expected = cudaErrorDuplicateVariableName;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_294, 1, "cudaGraphConditionalHandleCreate", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_294, 1, cubind_run_release(), "cudaGraphConditionalHandleCreate", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12129,7 +12144,7 @@ static void test_cubind_runtime_get_driver_entry_point(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorDuplicateTextureName;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_295, 1, "cudaGetDriverEntryPoint", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_295, 1, cubind_run_release(), "cudaGetDriverEntryPoint", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND_TEST_SEMANTIC)
@@ -12193,7 +12208,7 @@ static void test_cubind_runtime_get_driver_entry_point_by_version(void **cubind_
     const cudaError_t cubind_expected = cudaErrorDuplicateSurfaceName;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_296, 2, "cudaGetDriverEntryPointByVersion", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_296, 2, cubind_run_release(), "cudaGetDriverEntryPointByVersion", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12260,7 +12275,7 @@ static void test_cubind_runtime_library_load_data(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorDevicesUnavailable;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_297, 3, "cudaLibraryLoadData", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_297, 3, cubind_run_release(), "cudaLibraryLoadData", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12342,7 +12357,7 @@ static void test_cubind_runtime_library_load_from_file(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorIncompatibleDriverContext;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_298, 3, "cudaLibraryLoadFromFile", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_298, 3, cubind_run_release(), "cudaLibraryLoadFromFile", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12417,7 +12432,7 @@ static void test_cubind_runtime_library_unload(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorMissingConfiguration;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_299, 3, "cudaLibraryUnload", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_299, 3, cubind_run_release(), "cudaLibraryUnload", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12459,7 +12474,7 @@ static void test_cubind_runtime_library_get_kernel(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorPriorLaunchFailure;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_300, 3, "cudaLibraryGetKernel", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_300, 3, cubind_run_release(), "cudaLibraryGetKernel", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12516,7 +12531,7 @@ static void test_cubind_runtime_library_get_global(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchMaxDepthExceeded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_301, 3, "cudaLibraryGetGlobal", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_301, 3, cubind_run_release(), "cudaLibraryGetGlobal", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12578,7 +12593,7 @@ static void test_cubind_runtime_library_get_managed(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedTex;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_302, 3, "cudaLibraryGetManaged", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_302, 3, cubind_run_release(), "cudaLibraryGetManaged", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12639,7 +12654,7 @@ static void test_cubind_runtime_library_get_unified_function(void **cubind_state
     const cudaError_t cubind_expected = cudaErrorLaunchFileScopedSurf;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_303, 3, "cudaLibraryGetUnifiedFunction", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_303, 3, cubind_run_release(), "cudaLibraryGetUnifiedFunction", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12694,7 +12709,7 @@ static void test_cubind_runtime_library_get_kernel_count(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorSyncDepthExceeded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_304, 3, "cudaLibraryGetKernelCount", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_304, 3, cubind_run_release(), "cudaLibraryGetKernelCount", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12749,7 +12764,7 @@ static void test_cubind_runtime_library_enumerate_kernels(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorLaunchPendingCountExceeded;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 3, "cudaLibraryEnumerateKernels", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_305, 3, cubind_run_release(), "cudaLibraryEnumerateKernels", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12806,7 +12821,7 @@ static void test_cubind_runtime_kernel_set_attribute_for_device(void **cubind_st
     const cudaError_t cubind_expected = cudaErrorInvalidDeviceFunction;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_306, 3, "cudaKernelSetAttributeForDevice", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_306, 3, cubind_run_release(), "cudaKernelSetAttributeForDevice", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -12928,7 +12943,7 @@ static void test_cubind_runtime_get_kernel(void **cubind_state)
     const cudaError_t cubind_expected = cudaErrorDeviceNotLicensed;
     cudaError_t cubind_result;
     int cubind_round, cubind_action;
-    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 1, "cudaGetKernel", &cubind_action);
+    const char *cubind_symbol = cubind_test_release_symbol(cubind_calls_309, 1, cubind_run_release(), "cudaGetKernel", &cubind_action);
 
     (void)cubind_state;
     if (cubind_action == CUBIND__RELEASE_REFUSED || cubind_action == CUBIND__RELEASE_ABSENT) { /* another ABI, or absent, in this release */
@@ -13335,14 +13350,16 @@ const struct CMUnitTest cubind_passthrough_runtime[] = {
 /* The statuses' test, then one test a wrapper. */
 const size_t cubind_passthrough_runtime_count = 313;
 
-/* How many functions the release CUBIND_TEST_RELEASE names cannot call (unset: the newest, which cannot call what it removed). */
+/* How many functions the release of this run's mocks cannot call (the newest: what it removed). */
 size_t cubind_passthrough_runtime_not_callable(void)
 {
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.5") == 0)
+    const char *release = cubind_run_release();
+    if (release != NULL && strcmp(release, "12.5") == 0)
         return 26;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "12.4") == 0)
+    if (release != NULL && strcmp(release, "12.4") == 0)
         return 27;
-    if (getenv("CUBIND_TEST_RELEASE") != NULL && strcmp(getenv("CUBIND_TEST_RELEASE"), "11.8") == 0)
+    if (release != NULL && strcmp(release, "11.8") == 0)
         return 41;
+    (void)release;
     return 0; /* the newest: what it removed */
 }
