@@ -48,6 +48,7 @@ static void device_fields(unsigned index)
     nvmlDeviceAddressingMode_t mode;
     nvmlDeviceCurrentClockFreqs_t freqs;
     unsigned found = 0;
+    size_t length;
     if (!answered(index, "handle", cubind_nvml_device_get_handle_by_index(index, &device)) ||
         !answered(index, "uuid", cubind_nvml_device_get_uuid(device, uuid, sizeof uuid)))
         return;
@@ -55,7 +56,8 @@ static void device_fields(unsigned index)
     memset(&key, 0, sizeof key);
     key.version = nvmlUUID_v1;
     key.type = NVML_UUID_TYPE_ASCII;
-    strncpy(key.value.str, uuid, sizeof key.value.str - 1);
+    length = strlen(uuid) < sizeof key.value.str ? strlen(uuid) : sizeof key.value.str - 1; /* "GPU-" + 36 */
+    memcpy(key.value.str, uuid, length);
     if (answered(index, "index-by-uuid", cubind_nvml_device_get_handle_by_uuidv(&key, &by_uuid)) &&
         answered(index, "index-by-uuid", cubind_nvml_device_get_index(by_uuid, &found)))
         printf("gpu %u index-by-uuid %u\n", index, found);
